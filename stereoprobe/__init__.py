@@ -1,0 +1,30 @@
+"""stereoprobe: measure the stereotypes language models hold about social groups.
+
+The Python API mirrors the CLI:
+
+    >>> import stereoprobe
+    >>> probes = stereoprobe.load_probes(category="religion", format="question")
+    >>> len(probes)
+    30
+    >>> probes[0].text
+    'why are atheists so ...'
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from stereoprobe.catalog import Catalog, load_catalog, load_probes  # noqa: E402
+from stereoprobe.errors import StereoprobeError  # noqa: E402
+from stereoprobe.records import Answer, Completion, Probe  # noqa: E402
+
+__all__ = [
+    "Answer",
+    "Catalog",
+    "Completion",
+    "Probe",
+    "StereoprobeError",
+    "__version__",
+    "load_catalog",
+    "load_probes",
+]

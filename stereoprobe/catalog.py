@@ -1,0 +1,246 @@
+"""The probe catalog: social groups and templates as editable CSV data, expanded to probes.
+
+A catalog is a directory with three CSV files (see groups/README.md):
+
+- ``categories.csv``: ``category, template_set, note``
+- ``groups.csv``: ``category, group, added_by_paper``
+- ``templates.csv``: ``template_set, template, format, text``
+
+Every group is crossed with every template of its category's template set.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from stereoprobe.errors import DataError
+from stereoprobe.records import FORMATS, MASK, Probe, probe_id_for
+
+PLACEHOLDER = "<group>"
+FILES = {
+    "categories.csv": ("category", "template_set"),
+    "groups.csv": ("category", "group"),
+    "templates.csv": ("template_set", "template", "format", "text"),
+}
+
+
+@dataclass(frozen=True)
+class Template:
+    template_set: str
+    template: str
+    format: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Group:
+    category: str
+    group: str
+    added_by_paper: bool
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Categories, groups and templates read from one directory."""
+
+    path: Path
+    categories: dict[str, str]  # category -> template set
+    notes: dict[str, str]  # category -> note
+    groups: tuple[Group, ...]
+    templates: dict[str, tuple[Template, ...]]  # template set -> templates
+
+    def probes(self) -> list[Probe]:
+        """Every group crossed with its category's templates, in file order."""
+        out = []
+        for g in self.groups:
+            for t in self.templates[self.categories[g.category]]:
+                out.append(
+                    Probe(
+                        probe_id=probe_id_for(g.category, g.group, t.text),
+                        category=g.category,
+                        group=g.group,
+                        template=t.template,
+                        format=t.format,
+                        text=t.text.replace(PLACEHOLDER, g.group),
+                    )
+                )
+        return out
+
+    @property
+    def sha256(self) -> str:
+        """A hash of the expanded probes; it changes when any probe changes."""
+        canon = json.dumps([p.to_dict() for p in self.probes()], sort_keys=True)
+        return hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+    def select(
+        self,
+        categories: Sequence[str] = (),
+        groups: Sequence[str] = (),
+        format: str | None = None,
+    ) -> list[Probe]:
+        """The probes matching all given filters (names match case-insensitively).
+
+        An unknown category, group or format raises DataError listing what exists.
+        """
+        cats = _resolve(categories, list(self.categories), "category", "--category")
+        names = _resolve(groups, [g.group for g in self.groups], "group", "--group")
+        if format is not None and format not in FORMATS:
+            raise DataError(f"Unknown format {format!r}: use --format question or --format statement.")
+        return [
+            p
+            for p in self.probes()
+            if (not cats or p.category in cats)
+            and (not names or p.group in names)
+            and (format is None or p.format == format)
+        ]
+
+
+def _resolve(wanted: Sequence[str], known: list[str], what: str, flag: str) -> set[str]:
+    by_lower = {k.lower(): k for k in known}
+    out = set()
+    for name in wanted:
+        if name.lower() not in by_lower:
+            hint = ", ".join(sorted(set(known))[:12])
+            more = ", ..." if len(set(known)) > 12 else ""
+            raise DataError(
+                f"Unknown {what} {name!r} in {flag}: choose one of {hint}{more} "
+                f"(`stereoprobe probes` lists them all)."
+            )
+        out.add(by_lower[name.lower()])
+    return out
+
+
+def default_catalog_dir() -> Path:
+    """groups/ as installed in the package, or the repository's groups/ in a checkout."""
+    installed = Path(str(resources.files("stereoprobe"))) / "_data" / "groups"
+    if (installed / "groups.csv").is_file():
+        return installed
+    return Path(__file__).resolve().parent.parent / "groups"
+
+
+def _read_rows(path: Path, required: Iterable[str]) -> list[tuple[int, dict[str, str]]]:
+    if not path.is_file():
+        raise DataError(f"{path}: file not found; a catalog directory needs {', '.join(FILES)}.")
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as f:
+            reader = csv.DictReader(f)
+            header = [h.strip() for h in (reader.fieldnames or [])]
+            missing = [c for c in required if c not in header]
+            if missing:
+                raise DataError(
+                    f"{path}: the header lacks column(s) {', '.join(missing)}; "
+                    f"expected {', '.join(required)}."
+                )
+            rows = []
+            for row in reader:
+                clean = {(k or "").strip(): (v or "").strip() for k, v in row.items() if k}
+                if not any(clean.values()) or clean.get(header[0], "").startswith("#"):
+                    continue
+                if None in row:  # more fields than the header names
+                    raise DataError(
+                        f"{path}, line {reader.line_num}: more fields than the header has; "
+                        "quote values that contain commas."
+                    )
+                rows.append((reader.line_num, clean))
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text ({exc.reason}); save it as UTF-8.") from None
+    except csv.Error as exc:
+        raise DataError(f"{path}: not valid CSV ({exc}).") from None
+    return rows
+
+
+def load_catalog(path: str | Path | None = None) -> Catalog:
+    """Read and validate a catalog directory (default: the paper's catalog)."""
+    root = Path(path) if path is not None else default_catalog_dir()
+    if not root.is_dir():
+        raise DataError(f"{root}: no such catalog directory; pass --catalog DIR holding {', '.join(FILES)}.")
+
+    tpath = root / "templates.csv"
+    templates: dict[str, list[Template]] = {}
+    for line, row in _read_rows(tpath, FILES["templates.csv"]):
+        where = f"{tpath}, line {line}"
+        for col in FILES["templates.csv"]:
+            if not row[col]:
+                raise DataError(f"{where}: empty {col!r}.")
+        text = row["text"]
+        if text.count(PLACEHOLDER) != 1:
+            raise DataError(f"{where}: template {row['template']!r} must contain {PLACEHOLDER} exactly once.")
+        if not text.rstrip().endswith(MASK):
+            raise DataError(f"{where}: template {row['template']!r} must end with the mask ' {MASK}'.")
+        if row["format"] not in FORMATS:
+            raise DataError(f"{where}: format {row['format']!r} must be 'question' or 'statement'.")
+        tset = templates.setdefault(row["template_set"], [])
+        if any(t.template == row["template"] for t in tset):
+            raise DataError(f"{where}: template {row['template']!r} appears twice in set {row['template_set']!r}.")
+        tset.append(Template(row["template_set"], row["template"], row["format"], text))
+    if not templates:
+        raise DataError(f"{tpath}: no templates; add rows of template_set,template,format,text.")
+
+    cpath = root / "categories.csv"
+    categories: dict[str, str] = {}
+    notes: dict[str, str] = {}
+    for line, row in _read_rows(cpath, FILES["categories.csv"]):
+        where = f"{cpath}, line {line}"
+        if not row["category"]:
+            raise DataError(f"{where}: empty 'category'.")
+        if row["category"] in categories:
+            raise DataError(f"{where}: category {row['category']!r} appears twice.")
+        if row["template_set"] not in templates:
+            raise DataError(
+                f"{where}: template set {row['template_set']!r} is not in templates.csv "
+                f"(known: {', '.join(templates)})."
+            )
+        categories[row["category"]] = row["template_set"]
+        notes[row["category"]] = row.get("note", "")
+
+    gpath = root / "groups.csv"
+    groups: list[Group] = []
+    seen: set[tuple[str, str]] = set()
+    for line, row in _read_rows(gpath, FILES["groups.csv"]):
+        where = f"{gpath}, line {line}"
+        if row["category"] not in categories:
+            raise DataError(
+                f"{where}: category {row['category']!r} is not in categories.csv; add it there first."
+            )
+        if not row["group"]:
+            raise DataError(f"{where}: empty 'group'.")
+        if PLACEHOLDER in row["group"]:
+            raise DataError(f"{where}: group {row['group']!r} contains {PLACEHOLDER}.")
+        key = (row["category"], row["group"])
+        if key in seen:
+            raise DataError(f"{where}: group {row['group']!r} appears twice in category {row['category']!r}.")
+        seen.add(key)
+        added = row.get("added_by_paper", "no").lower()
+        if added not in ("yes", "no", ""):
+            raise DataError(f"{where}: added_by_paper must be 'yes' or 'no', not {added!r}.")
+        groups.append(Group(row["category"], row["group"], added == "yes"))
+
+    empty = [c for c in categories if not any(g.category == c for g in groups)]
+    if empty:
+        raise DataError(f"{cpath}: category {empty[0]!r} has no groups in groups.csv; add some or remove it.")
+
+    return Catalog(
+        path=root,
+        categories=categories,
+        notes=notes,
+        groups=tuple(groups),
+        templates={k: tuple(v) for k, v in templates.items()},
+    )
+
+
+def load_probes(
+    category: str | Sequence[str] | None = None,
+    group: str | Sequence[str] | None = None,
+    format: str | None = None,
+    catalog: str | Path | Catalog | None = None,
+) -> list[Probe]:
+    """The catalog's probes, optionally filtered: the Python face of `stereoprobe probes`."""
+    cat = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
+    as_list = lambda v: [v] if isinstance(v, str) else list(v or [])  # noqa: E731
+    return cat.select(as_list(category), as_list(group), format)

@@ -1,0 +1,49 @@
+"""The `stereoprobe` command: a thin shell over the Python API.
+
+Each command lives in its own module under stereoprobe/cli/ and defines a click
+command named `command`; it parses flags, calls one library function and prints.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from stereoprobe import __version__
+
+COMMANDS = ("probes", "collect", "sentiment", "report")
+
+
+class _LazyGroup(click.Group):
+    """Imports a command's module only when that command runs (keeps --help fast)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        return importlib.import_module(f"stereoprobe.cli.{name}").command
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="stereoprobe")
+@click.option("--debug", is_flag=True, help="Show full tracebacks instead of one-line errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Measure the stereotypes a language model holds about social groups.
+
+    \b
+    The pipeline, after Busker, Choenni & Bargh (2023):
+      stereoprobe probes                 list the 2,292 masked probes
+      stereoprobe collect                ask a model for ten words per probe
+      stereoprobe sentiment RUN_DIR      map words to NRC sentiment (Table 4)
+      stereoprobe report RUN_DIR         figures and per-group briefings
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def main() -> None:
+    cli(prog_name="stereoprobe")

@@ -1,0 +1,36 @@
+"""Shared pieces of the CLI: turning library errors into one line and an exit code."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import click
+
+from stereoprobe.errors import StereoprobeError
+
+EXIT_USER_ERROR = 2
+
+
+def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a command; a StereoprobeError becomes one line on stderr and exit code 2.
+
+    With `stereoprobe --debug ...` the traceback is shown instead.
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        debug = bool((ctx.find_root().obj or {}).get("debug"))
+        try:
+            return func(*args, **kwargs)
+        except StereoprobeError as exc:
+            if debug:
+                raise
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(EXIT_USER_ERROR)
+        except KeyboardInterrupt:
+            click.echo("Interrupted. Run the same command again to continue.", err=True)
+            ctx.exit(130)
+
+    return wrapper

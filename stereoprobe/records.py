@@ -1,0 +1,100 @@
+"""Records passed between the pipeline's stages (see docs/design.md)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+MASK = "..."
+FORMATS = ("question", "statement")
+
+
+def probe_id_for(category: str, group: str, template_text: str) -> str:
+    """Stable id of a probe: 12 hex digits of sha1 over category, group and template text.
+
+    >>> probe_id_for("age", "old people", "why are <group> so ...")
+    '55ca1ffe4e01'
+    """
+    key = f"{category}\t{group}\t{template_text}".encode("utf-8")
+    return hashlib.sha1(key).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One masked probe: a template filled with one social group."""
+
+    probe_id: str
+    category: str
+    group: str
+    template: str  # template id, e.g. "why_are_so"
+    format: str  # "question" or "statement"
+    text: str  # e.g. "why are old people so ..."
+
+    @property
+    def prefix(self) -> str:
+        """The text before the trailing mask, for next-word mode.
+
+        >>> Probe("x", "age", "old people", "are_so", "statement", "old people are so ...").prefix
+        'old people are so'
+        """
+        text = self.text.rstrip()
+        if text.endswith(MASK):
+            text = text[: -len(MASK)]
+        return text.rstrip()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a backend returns for one probe."""
+
+    words: list[str]
+    raw: str
+    probabilities: list[float] | None = None
+    refused: bool = False
+    usage: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One line of completions.jsonl: a probe, the model's answer, and how it went."""
+
+    probe_id: str
+    sample: int
+    category: str
+    group: str
+    template: str
+    format: str
+    prompt: str
+    words: list[str] = field(default_factory=list)
+    probabilities: list[float] | None = None
+    raw: str | None = None
+    refused: bool = False
+    error: str | None = None
+    attempts: int = 0
+    latency_s: float | None = None
+    usage: dict[str, Any] | None = None
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.probe_id, self.sample)
+
+    @property
+    def status(self) -> str:
+        """One of ok, refused, unparseable, failed (docs/design.md)."""
+        if self.error is not None:
+            return "failed"
+        if self.refused:
+            return "refused"
+        return "ok" if self.words else "unparseable"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Completion":
+        names = cls.__dataclass_fields__.keys()
+        return cls(**{k: data[k] for k in names if k in data})
