@@ -1,0 +1,157 @@
+"""The run directory: manifest.json and an append-only completions.jsonl.
+
+completions.jsonl is the cache, the log and the resume point at once:
+
+- every answer is appended as one JSON line, written with a single ``os.write`` on a
+  file opened with O_APPEND, so a process killed with SIGKILL leaves at most a torn last
+  line, which readers drop;
+- the last line for a ``(probe_id, sample)`` wins (a ``--retry-failed`` run appends a new
+  line for a failed probe); ``compact()`` rewrites the file with one line per key through
+  a temporary file and an atomic rename, so a kill during compaction loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from stereoprobe.errors import DataError
+from stereoprobe.records import Completion
+
+MANIFEST = "manifest.json"
+COMPLETIONS = "completions.jsonl"
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _parse_lines(path: Path) -> tuple[list[Completion], int]:
+    """Records in file order and the byte length of the intact part of the file."""
+    data = path.read_bytes()
+    records: list[Completion] = []
+    good = 0
+    pos = 0
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        if end == -1:  # torn last line: a process was killed while writing it
+            break
+        line = data[pos:end].strip()
+        if line:
+            try:
+                obj = json.loads(line)
+                records.append(Completion.from_dict(obj))
+            except (json.JSONDecodeError, TypeError, KeyError) as exc:
+                lineno = data.count(b"\n", 0, pos) + 1
+                raise DataError(
+                    f"{path}, line {lineno}: not a completion record ({exc}); "
+                    "fix or remove that line."
+                ) from None
+        pos = end + 1
+        good = pos
+    return records, good
+
+
+def latest_by_key(records: Iterable[Completion]) -> dict[tuple[str, int], Completion]:
+    """The last record per (probe_id, sample), in order of first appearance."""
+    out: dict[tuple[str, int], Completion] = {}
+    for rec in records:
+        out[rec.key] = rec
+    return out
+
+
+def read_completions(path: str | Path) -> list[Completion]:
+    """Read a completions.jsonl (or a run directory holding one): one record per key.
+
+    A torn last line is ignored; for repeated keys the last record wins.
+    """
+    p = Path(path)
+    if p.is_dir():
+        p = p / COMPLETIONS
+    if not p.is_file():
+        raise DataError(f"{p}: no completions file; run `stereoprobe collect --out {p.parent}` first.")
+    records, _ = _parse_lines(p)
+    return list(latest_by_key(records).values())
+
+
+class RunStore:
+    """A run directory opened for writing by one collect run."""
+
+    def __init__(self, run_dir: str | Path):
+        self.dir = Path(run_dir)
+        self.path = self.dir / COMPLETIONS
+        self.manifest_path = self.dir / MANIFEST
+        self._fd: int | None = None
+
+    # -- manifest -----------------------------------------------------------------
+    def read_manifest(self) -> dict[str, Any] | None:
+        if not self.manifest_path.is_file():
+            return None
+        try:
+            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise DataError(
+                f"{self.manifest_path}: not valid JSON ({exc.msg}); restore it or use a new --out directory."
+            ) from None
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        _atomic_write(self.manifest_path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+
+    # -- records ------------------------------------------------------------------
+    def open(self) -> dict[tuple[str, int], Completion]:
+        """Create the directory if needed, repair a torn tail, return stored records by key."""
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            probe = self.dir / ".write-test"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise DataError(
+                f"Cannot write to {self.dir} ({exc.strerror}); choose a writable --out directory."
+            ) from None
+        existing: dict[tuple[str, int], Completion] = {}
+        if self.path.exists():
+            records, good = _parse_lines(self.path)
+            if good < self.path.stat().st_size:  # drop the torn line before appending
+                with self.path.open("r+b") as f:
+                    f.truncate(good)
+            existing = latest_by_key(records)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        return existing
+
+    def append(self, record: Completion) -> None:
+        assert self._fd is not None, "RunStore.open() first"
+        line = json.dumps(record.to_dict(), ensure_ascii=False) + "\n"
+        os.write(self._fd, line.encode("utf-8"))
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def compact(self) -> int:
+        """Rewrite completions.jsonl with one line per key; return lines dropped."""
+        records, _ = _parse_lines(self.path)
+        latest = latest_by_key(records)
+        dropped = len(records) - len(latest)
+        if dropped:
+            text = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in latest.values())
+            _atomic_write(self.path, text)
+        return dropped
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
