@@ -1,0 +1,323 @@
+"""Next-word mode: rank the words a model itself puts after the probe text.
+
+Shared by the embedded model (``backends/local.py``) and by remote ``/v1/completions``
+endpoints that return logprobs (``NextWordCompletionsBackend`` below). The ranking is
+pure: it asks a ``next_tokens`` function for distributions and never touches a model.
+
+How a word is found (docs/nextword.md explains the choices):
+
+1. Candidates are the most probable first tokens after the probe text, best first.
+2. A candidate counts only if it starts a new word: its text is a space and letters.
+3. It is completed to the end of its word: append the most probable next token while
+   that token continues the word (no leading space; letters, ``-`` or ``'``), up to
+   ``max_word_tokens`` tokens. A word not ended by then is dropped. The word's
+   probability is the product of its tokens' probabilities (a lower bound: only the
+   most probable spelling path is followed).
+4. Words are lower-cased; candidates that complete to the same word are merged (their
+   probabilities summed). Function words, non-words and the group's own words are
+   dropped (``WordFilter``).
+5. The ``top_n`` most probable words are returned. Candidates are visited best first
+   and the walk stops once a candidate's probability is below the ``top_n``-th word's:
+   it could no longer enter the list as a new word.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from stereoprobe.errors import BackendError
+from stereoprobe.records import Answer, Probe
+
+LETTERS = r"[^\W\d_]"  # a Unicode letter
+APOSTROPHES = "'\u2019"
+WORD_RE = re.compile(rf"{LETTERS}+(?:[-{APOSTROPHES}]{LETTERS}+)*")
+FIRST_PIECE_RE = re.compile(rf" {LETTERS}+(?:[-{APOSTROPHES}]{LETTERS}*)*")
+CONTINUATION_RE = re.compile(rf"[-{APOSTROPHES}]?{LETTERS}+(?:[-{APOSTROPHES}]{LETTERS}*)*|-")
+
+#: Endings that make a contraction or possessive (spaCy lists them as stop words).
+CLITICS = ("n't", "'s", "'re", "'ve", "'ll", "'d", "'m")
+#: Degree adverbs and quantifiers the models put after "so" that spaCy's list lacks.
+EXTRA_STOP_WORDS = frozenset(
+    """absolutely awfully completely especially extremely fairly generally highly
+    incredibly increasingly particularly relatively terribly totally truly usually
+    lot bit kind sort""".split()
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token of a distribution: its text (with any leading space) and probability."""
+
+    text: str
+    probability: float
+    id: int | None = None
+
+
+#: Distribution after the probe text plus the given tokens, most probable first.
+NextTokens = Callable[[tuple[Token, ...]], Sequence[Token]]
+
+
+@functools.lru_cache(maxsize=1)
+def spacy_stop_words() -> frozenset[str]:
+    """spaCy's English stop words (no model download needed)."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
+def group_words(group: str) -> frozenset[str]:
+    """The group's own words, with and without a plural "s".
+
+    >>> sorted(group_words("Old people"))
+    ['old', 'olds', 'people', 'peoples']
+    """
+    words = set()
+    for word in re.findall(rf"{LETTERS}+", group.lower()):
+        words.update({word, word[:-1] if word.endswith("s") else word + "s"})
+    return frozenset(words)
+
+
+@dataclass(frozen=True)
+class WordFilter:
+    """Which completed words count. ``reason`` says why a word is dropped (None: kept).
+
+    >>> f = WordFilter()
+    >>> [f.reason(w, "women") for w in ["grumpy", "much", "women", "x2", "self-made"]]
+    [None, 'stop word', 'group word', 'not a word', None]
+    """
+
+    extra_stop_words: frozenset[str] = EXTRA_STOP_WORDS
+    drop_group_words: bool = True
+
+    def reason(self, word: str, group: str = "") -> str | None:
+        if not WORD_RE.fullmatch(word):
+            return "not a word"
+        plain = word.replace("\u2019", "'")
+        if plain in spacy_stop_words() or plain in self.extra_stop_words:
+            return "stop word"
+        if plain.endswith(CLITICS):  # don't, isn't, women's: contractions, possessives
+            return "stop word"
+        if self.drop_group_words and word in group_words(group):
+            return "group word"
+        return None
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "word": "letters, inner - or ' allowed; lower-cased",
+            "stop_words": f"spacy.lang.en.stop_words ({len(spacy_stop_words())})",
+            "extra_stop_words": sorted(self.extra_stop_words),
+            "drop_group_words": self.drop_group_words,
+        }
+
+
+@dataclass
+class Ranking:
+    """The ranked words, and every candidate looked at (for ``Answer.raw``)."""
+
+    words: list[str]
+    probabilities: list[float]
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+
+    def raw_json(self, top_tokens: Sequence[Token] = ()) -> str:
+        payload = {
+            "top_tokens": [[t.text, t.probability] for t in top_tokens],
+            "candidates": self.candidates,
+        }
+        return json.dumps(payload, ensure_ascii=False)
+
+
+def complete_word(first: Token, next_tokens: NextTokens, max_word_tokens: int) -> tuple[Token, ...] | None:
+    """Extend ``first`` with the most probable continuation tokens; None if not ended.
+
+    >>> dist = {"": [Token(" grump", 0.2)], " grump": [Token("y", 0.5)], " grumpy": [Token(",", 0.9)]}
+    >>> nt = lambda toks: dist["".join(t.text for t in toks)]
+    >>> [t.text for t in complete_word(Token(" grump", 0.2), nt, 4)]
+    [' grump', 'y']
+    """
+    tokens = (first,)
+    while True:
+        following = next_tokens(tokens)
+        if not following or not CONTINUATION_RE.fullmatch(following[0].text):
+            return tokens
+        if len(tokens) >= max_word_tokens:
+            return None
+        tokens += (following[0],)
+
+
+def rank_words(
+    candidates: Sequence[Token],
+    next_tokens: NextTokens,
+    *,
+    group: str = "",
+    top_n: int = 10,
+    max_word_tokens: int = 4,
+    word_filter: WordFilter = WordFilter(),
+) -> Ranking:
+    """Rank the completed words that start with the candidate first tokens.
+
+    >>> dist = {" grump": [Token("y", 0.5)], " grumpy": [Token(",", 0.9)],
+    ...         " happy": [Token(" and", 0.3)], " much": [Token(" more", 0.4)]}
+    >>> nt = lambda toks: dist["".join(t.text for t in toks)]
+    >>> r = rank_words([Token(" happy", 0.3), Token(" much", 0.2), Token(" grump", 0.2),
+    ...                 Token(",", 0.1)], nt)
+    >>> list(zip(r.words, r.probabilities))
+    [('happy', 0.3), ('grumpy', 0.1)]
+    """
+    merged: dict[str, float] = {}
+    looked_at: list[dict[str, Any]] = []
+    for first in sorted(candidates, key=lambda t: -t.probability):
+        if not FIRST_PIECE_RE.fullmatch(first.text):
+            continue
+        best = sorted(merged.values(), reverse=True)
+        if len(best) >= top_n and first.probability < best[top_n - 1]:
+            break
+        tokens = complete_word(first, next_tokens, max_word_tokens)
+        entry: dict[str, Any] = {"first": first.text, "first_probability": first.probability}
+        if tokens is None:
+            entry["dropped"] = f"not ended within {max_word_tokens} tokens"
+        else:
+            word = "".join(t.text for t in tokens).strip().lower()
+            probability = math.prod(t.probability for t in tokens)
+            entry.update(word=word, tokens=[t.text for t in tokens], probability=probability)
+            reason = word_filter.reason(word, group)
+            if reason:
+                entry["dropped"] = reason
+            else:
+                merged[word] = merged.get(word, 0.0) + probability
+        looked_at.append(entry)
+    ranked = sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]
+    return Ranking([w for w, _ in ranked], [p for _, p in ranked], looked_at)
+
+
+class NextWordCompletionsBackend:
+    """Next-word mode against an OpenAI-compatible ``/v1/completions`` with logprobs.
+
+    Works with llama.cpp's server, llama-cpp-python's server and vLLM. One request
+    gives the ``top_logprobs`` most probable first tokens; each candidate word is then
+    completed with further one-token requests on the probe text plus its partial word.
+    """
+
+    mode = "next-word"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        top_logprobs: int = 20,
+        top_n: int = 10,
+        max_word_tokens: int = 4,
+        max_concurrency: int = 8,
+        word_filter: WordFilter | None = None,
+    ) -> None:
+        if top_logprobs < 1:
+            raise BackendError("top_logprobs must be at least 1")
+        self.model = model
+        self.base_url = base_url
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.top_logprobs = top_logprobs
+        self.top_n = top_n
+        self.max_word_tokens = max_word_tokens
+        self.max_concurrency = max_concurrency
+        self.word_filter = word_filter or WordFilter()
+        self._local = threading.local()
+        self._answered = False
+        self._client = self._make_client(api_key)
+
+    def _make_client(self, api_key: str) -> Any:
+        import httpx
+        from openai import OpenAI
+
+        def count(request: Any) -> None:
+            self._local.attempts = getattr(self._local, "attempts", 0) + 1
+
+        http = httpx.Client(timeout=self.timeout, event_hooks={"request": [count]})
+        return OpenAI(
+            api_key=api_key or "none",
+            base_url=self.base_url,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+            http_client=http,
+        )
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "backend": "openai-completions",
+            "mode": self.mode,
+            "model": self.model,
+            "base_url": self.base_url,
+            "top_logprobs": self.top_logprobs,
+            "top_n": self.top_n,
+            "max_word_tokens": self.max_word_tokens,
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+            "filter": self.word_filter.describe(),
+        }
+
+    def prompt(self, probe: Probe) -> str:
+        return probe.prefix
+
+    def attempts_of_last_ask(self) -> int:
+        return getattr(self._local, "attempts", 0)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _distribution(self, prompt: str, k: int) -> tuple[list[Token], int | None]:
+        import openai
+
+        try:
+            response = self._client.completions.create(
+                model=self.model, prompt=prompt, max_tokens=1, temperature=0, logprobs=k
+            )
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            raise BackendError(f"{self.base_url} refused the key (HTTP {exc.status_code}): check the API key") from None
+        except openai.NotFoundError:
+            raise BackendError(f"{self.base_url} has no /completions or no model {self.model!r}: check --base-url and --model") from None
+        except openai.BadRequestError as exc:
+            raise BackendError(f"{self.base_url} rejected a logprobs request (HTTP 400): lower top_logprobs or use chat mode") from exc
+        except openai.APIConnectionError as exc:
+            if not self._answered and not isinstance(exc, openai.APITimeoutError):
+                raise BackendError(f"Cannot reach {self.base_url}: check --base-url and that the server is running") from None
+            raise
+        self._answered = True
+        logprobs = response.choices[0].logprobs
+        if not logprobs or not logprobs.top_logprobs:
+            raise BackendError(f"{self.base_url} returned no logprobs: next-word mode needs a server that does")
+        top = logprobs.top_logprobs[0]
+        tokens = [Token(text, math.exp(lp)) for text, lp in top.items()]
+        usage = response.usage.prompt_tokens if response.usage else None
+        return sorted(tokens, key=lambda t: -t.probability), usage
+
+    def ask(self, probe: Probe) -> Answer:
+        self._local.attempts = 0
+        prefix = probe.prefix
+        candidates, prompt_tokens = self._distribution(prefix, self.top_logprobs)
+
+        def next_tokens(tokens: tuple[Token, ...]) -> list[Token]:
+            return self._distribution(prefix + "".join(t.text for t in tokens), 1)[0]
+
+        ranking = rank_words(
+            candidates,
+            next_tokens,
+            group=probe.group,
+            top_n=self.top_n,
+            max_word_tokens=self.max_word_tokens,
+            word_filter=self.word_filter,
+        )
+        return Answer(
+            words=ranking.words,
+            probabilities=ranking.probabilities,
+            raw=ranking.raw_json(candidates[:10]),
+            usage={"prompt_tokens": prompt_tokens} if prompt_tokens is not None else None,
+        )
