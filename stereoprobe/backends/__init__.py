@@ -1,0 +1,89 @@
+"""Model backends behind one small interface (base.Backend), and how to pick one.
+
+An OpenAI-compatible endpoint is data (model, base URL, key variable), not a class per
+vendor: chat mode uses Chat Completions, next-word mode uses /v1/completions with
+logprobs. With no model and no base URL, the embedded local model runs offline.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import urlparse
+
+from stereoprobe.errors import BackendError, DataError
+
+EMBEDDED_MODEL = "gemma-3-270m"
+MODES = ("chat", "next-word")
+
+
+def _is_loopback(url: str) -> bool:
+    host = (urlparse(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def resolve_api_key(base_url: str | None, api_key_env: str | None) -> str:
+    """The key from the environment; a loopback server may go without one.
+
+    The key is returned, never logged or stored.
+    """
+    name = api_key_env or "OPENAI_API_KEY"
+    key = os.environ.get(name, "").strip()
+    if key:
+        return key
+    if base_url and _is_loopback(base_url) and not api_key_env:
+        return "not-needed"  # local servers (llama.cpp, vLLM, Ollama) ignore the key
+    raise BackendError(f"No API key: set {name} in the environment, or pass --api-key-env NAME.")
+
+
+def check_base_url(base_url: str | None) -> None:
+    if base_url is None:
+        return
+    parsed = urlparse(base_url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise DataError(f"--base-url {base_url!r} is not an http(s) URL; e.g. http://127.0.0.1:8000/v1")
+
+
+def make_backend(
+    model: str | None = None,
+    base_url: str | None = None,
+    mode: str | None = None,
+    api_key_env: str | None = None,
+    **options: Any,
+) -> Any:
+    """Pick and build the backend a collect run asks.
+
+    - no model and no base URL: the embedded Gemma 3 270M, next-word mode;
+    - otherwise an OpenAI-compatible endpoint, chat mode (the paper's) unless
+      mode="next-word". Options are passed to the backend (temperature, max_tokens,
+      top_p, instruction, timeout, max_retries, concurrency, top_logprobs).
+    """
+    if mode is not None and mode not in MODES:
+        raise DataError(f"Unknown mode {mode!r}: use --mode chat or --mode next-word.")
+    check_base_url(base_url)
+    if model is None and base_url is None:
+        if mode == "chat":
+            raise DataError(
+                "The embedded model is a base model and cannot chat; use --mode next-word, "
+                "or give --model (and --base-url) for a chat model."
+            )
+        from stereoprobe.backends.local import LocalModelBackend
+
+        return LocalModelBackend()
+    if model is None:
+        raise DataError("--base-url needs --model NAME (the model name the endpoint serves).")
+    key = resolve_api_key(base_url, api_key_env)
+    if mode == "next-word":
+        from stereoprobe.backends.nextword import NextWordCompletionsBackend
+
+        keep = {k: v for k, v in options.items() if k in ("timeout", "max_retries", "top_logprobs")}
+        return NextWordCompletionsBackend(model=model, base_url=base_url, api_key=key, **keep)
+    from stereoprobe.backends.chat import ChatBackend
+
+    keep = {
+        k: v
+        for k, v in options.items()
+        if k in ("instruction", "temperature", "max_tokens", "top_p", "timeout", "max_retries", "concurrency")
+        and v is not None
+    }
+    return ChatBackend(model=model, api_key=key, base_url=base_url, **keep)

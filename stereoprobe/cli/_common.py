@@ -34,3 +34,19 @@ def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             ctx.exit(130)
 
     return wrapper
+
+
+def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The catalog and filter options shared by `probes` and `collect`."""
+    options = [
+        click.option("--catalog", type=click.Path(file_okay=False, path_type=str), default=None,
+                     help="A catalog directory (categories.csv, groups.csv, templates.csv); "
+                          "default: the paper's."),
+        click.option("--category", "-c", multiple=True, help="Only this category (repeatable)."),
+        click.option("--group", "-g", multiple=True, help="Only this social group (repeatable)."),
+        click.option("--format", "fmt", type=click.Choice(["question", "statement"]), default=None,
+                     help="Only questions or only statements."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func

@@ -1,0 +1,3 @@
+from stereoprobe.cli import main
+
+main()

@@ -1,0 +1,85 @@
+"""`stereoprobe collect`: pose the probes to a model and store its answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from stereoprobe.cli._common import friendly_errors, probe_filters
+
+
+@click.command("collect")
+@probe_filters
+@click.option("--model", "-m", default=None, help="Model name at the endpoint, e.g. gpt-4o-mini. "
+              "Without --model and --base-url: the embedded Gemma 3 270M, offline.")
+@click.option("--base-url", default=None, help="An OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 "
+              "(vLLM, Ollama, llama.cpp server, Azure). Default: OpenAI.")
+@click.option("--api-key-env", default=None, metavar="NAME",
+              help="Environment variable holding the API key (default OPENAI_API_KEY).")
+@click.option("--mode", type=click.Choice(["chat", "next-word"]), default=None,
+              help="chat: ask for ten words (the paper's method, default for remote models); "
+                   "next-word: the model's own most probable next words (/v1/completions with logprobs).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run directory (default runs/<model>). Running again continues it.")
+@click.option("--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True)
+@click.option("--max-tokens", type=click.IntRange(1), default=300, show_default=True)
+@click.option("--top-p", type=click.FloatRange(0, 1), default=1.0, show_default=True)
+@click.option("--instruction", default=None, help="Instruction text for chat mode; {probe} marks where the "
+              "probe goes (else it is appended). Stored in the run's manifest.")
+@click.option("--instruction-file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Read the instruction from a file.")
+@click.option("--concurrency", "-j", type=click.IntRange(1, 256), default=8, show_default=True,
+              help="Parallel requests (the embedded model always runs one at a time).")
+@click.option("--timeout", type=click.FloatRange(0.1), default=60.0, show_default=True,
+              help="Seconds before a request times out (then it is retried).")
+@click.option("--max-retries", type=click.IntRange(0, 20), default=4, show_default=True,
+              help="Retries of 429, 5xx, timeouts and dropped connections before a probe is stored as failed.")
+@click.option("--samples", type=click.IntRange(1, 100), default=1, show_default=True,
+              help="Ask every probe K times, to see drift even at temperature 0.")
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N selected probes.")
+@click.option("--retry-failed", is_flag=True, help="Ask again the probes whose request failed.")
+@click.option("--dry-run", is_flag=True, help="Print the probe count and estimated tokens and cost; ask nothing.")
+@click.option("--price-in", type=click.FloatRange(0), default=None, metavar="PRICE",
+              help="With --dry-run: price per million prompt tokens.")
+@click.option("--price-out", type=click.FloatRange(0), default=None, metavar="PRICE",
+              help="With --dry-run: price per million completion tokens.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@friendly_errors
+def command(catalog, category, group, fmt, model, base_url, api_key_env, mode, out, temperature,
+            max_tokens, top_p, instruction, instruction_file, concurrency, timeout, max_retries,
+            samples, limit, retry_failed, dry_run, price_in, price_out, quiet):
+    """Ask a model for the ten most probable words that fill each probe.
+
+    With no --model and no --base-url it runs offline on the embedded Gemma 3 270M
+    (next-word mode). Answers go to RUN_DIR/completions.jsonl as they arrive; running
+    the same command again continues where it stopped and asks nothing twice.
+
+    \b
+    Examples:
+      stereoprobe collect                                 embedded model, all probes
+      stereoprobe collect --category religion --limit 12
+      OPENAI_API_KEY=... stereoprobe collect --model gpt-4o-mini -j 16
+      stereoprobe collect --model llama3 --base-url http://127.0.0.1:11434/v1
+      stereoprobe collect --model gpt-4o-mini --dry-run --price-in 0.15 --price-out 0.6
+      stereoprobe collect --model gpt-4o-mini --retry-failed
+      stereoprobe collect --model gpt-4o-mini --samples 3 --out runs/drift
+    """
+    from stereoprobe.api import CollectRequest, run_collect
+
+    if instruction_file is not None:
+        instruction = instruction_file.read_text(encoding="utf-8")
+    request = CollectRequest(
+        catalog=catalog, categories=category, groups=group, format=fmt, limit=limit,
+        model=model, base_url=base_url, api_key_env=api_key_env, mode=mode, out=out,
+        temperature=temperature, max_tokens=max_tokens, top_p=top_p, instruction=instruction,
+        concurrency=concurrency, timeout=timeout, max_retries=max_retries, samples=samples,
+        retry_failed=retry_failed,
+    )
+    if dry_run:
+        from stereoprobe.api import estimate_collect
+
+        click.echo(estimate_collect(request, price_in, price_out).summary())
+        return
+    result = run_collect(request, progress=not quiet)
+    click.echo(result.summary())
