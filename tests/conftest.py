@@ -1,0 +1,94 @@
+"""Shared fixtures.
+
+- every test may connect only to 127.0.0.1 / ::1 (or a Unix socket): any other
+  address, and resolving any other host name, fails the test (``_loopback_only``);
+- ``fake_openai``: a started :class:`fake_openai.FakeOpenAI` server on 127.0.0.1;
+- ``api_key``: OPENAI_API_KEY set to the fake server's key for the test;
+- ``run_cli``: run ``stereoprobe ARGS...`` in-process with click's CliRunner.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/fake_openai.py
+
+from fake_openai import FakeOpenAI  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+TEST_KEY = "sk-test-0123456789abcdef"  # only ever the fake server's key; tests grep for it
+
+
+def _is_loopback_host(host: object) -> bool:
+    if not isinstance(host, str):
+        return False
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reaches beyond the loopback address (not even a DNS lookup)."""
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+    real_getaddrinfo = socket.getaddrinfo
+
+    def check(sock: socket.socket, address: object) -> None:
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            host = address[0] if isinstance(address, tuple) else address
+            if not _is_loopback_host(host):
+                raise AssertionError(f"test tried to connect to {address!r}: only 127.0.0.1 is allowed")
+
+    def connect(sock: socket.socket, address: object) -> None:
+        check(sock, address)
+        return real_connect(sock, address)
+
+    def connect_ex(sock: socket.socket, address: object) -> int:
+        check(sock, address)
+        return real_connect_ex(sock, address)
+
+    def getaddrinfo(host: object, *args: object, **kwargs: object):
+        h = host.decode() if isinstance(host, bytes) else host
+        if h is not None and not _is_loopback_host(h):
+            raise AssertionError(f"test tried to resolve {h!r}: only 127.0.0.1 is allowed")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+@pytest.fixture
+def fake_openai():
+    """A FakeOpenAI on 127.0.0.1 (key TEST_KEY, model "fake-chat"), stopped after the test."""
+    with FakeOpenAI(api_key=TEST_KEY) as server:
+        yield server
+
+
+@pytest.fixture
+def api_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    """OPENAI_API_KEY = the fake server's key, for this test only."""
+    monkeypatch.setenv("OPENAI_API_KEY", TEST_KEY)
+    return TEST_KEY
+
+
+@pytest.fixture
+def run_cli():
+    """run_cli("collect", "--model", ...) -> click Result (exit_code, stdout, stderr)."""
+    from click.testing import CliRunner
+
+    from stereoprobe.cli import cli
+
+    def run(*args: str, env: dict[str, str | None] | None = None):
+        return CliRunner().invoke(cli, [str(a) for a in args], env=env, catch_exceptions=False)
+
+    return run

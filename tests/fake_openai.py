@@ -1,0 +1,315 @@
+"""A small OpenAI Chat Completions server on 127.0.0.1 for tests and benchmarks (stdlib only).
+
+It speaks enough of the real protocol for the official ``openai`` client:
+``POST /v1/chat/completions`` with a JSON body in, a ``chat.completion`` object out
+(``id, object, created, model, choices[0].message {role, content}, finish_reason,
+usage``). Every answer is deterministic:
+
+- the reply is a numbered list of ten words, :func:`answer_words` of the user message;
+- a message containing ``refuse_marker`` gets :data:`REFUSAL` instead (as the content,
+  or with ``refusal_field=True`` in ``message.refusal`` with a null content);
+- a wrong ``Authorization: Bearer`` key gets 401, an unknown model 404, any other path 404.
+
+Faults are injected with :meth:`FakeOpenAI.add_fault`, for requests whose user message
+contains ``match`` (a probe's text) or for given request numbers, a given number of
+times or forever. Every request is logged as a :class:`Seen` (with the client's
+``x-stainless-retry-count`` header) so tests can count what was asked.
+
+    with FakeOpenAI(api_key="sk-test") as server:
+        server.add_fault("429", match="old people", times=1, retry_after=1)
+        ... OpenAI(base_url=server.base_url, api_key="sk-test") ...
+        server.seen  # list of Seen
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# 40 adjectives; a reply is 10 consecutive ones (wrapping), starting at a hash of the message.
+VOCABULARY = (
+    "wise grumpy kind lazy smart rich poor loud quiet proud honest brave friendly rude "
+    "funny serious angry happy strong weak stubborn generous selfish polite clever "
+    "boring calm nervous humble arrogant loyal curious gentle strict patient careful "
+    "creative modest greedy cheerful"
+).split()
+REFUSAL = "I'm sorry, but I can't help with that request."
+FAULTS = ("429", "500", "503", "delay", "drop", "malformed", "no_choices")
+
+
+def answer_words(message: str) -> list[str]:
+    """The ten words the server answers to a user message (deterministic).
+
+    >>> answer_words("x")[:3] == answer_words("x")[:3]
+    True
+    >>> len(answer_words("why are old people so ..."))
+    10
+    """
+    start = int(hashlib.sha1(message.encode("utf-8")).hexdigest(), 16) % len(VOCABULARY)
+    return [VOCABULARY[(start + i) % len(VOCABULARY)] for i in range(10)]
+
+
+def reply_text(words: list[str]) -> str:
+    """A reply as chat models write it: ``1. Wise`` ... one word per line.
+
+    >>> reply_text(["wise", "kind"])
+    '1. Wise\\n2. Kind'
+    """
+    return "\n".join(f"{i}. {w.capitalize()}" for i, w in enumerate(words, 1))
+
+
+@dataclass
+class Fault:
+    kind: str  # one of FAULTS
+    match: str | None = None  # substring of the user message; None: any request
+    requests: frozenset[int] | None = None  # 1-based request numbers; None: any
+    times: int | None = 1  # how many requests get it; None: forever
+    retry_after: float = 1.0  # for 429, seconds
+    delay: float = 2.0  # for "delay", seconds before the (late) answer
+    used: int = 0
+
+    def applies(self, number: int, message: str) -> bool:
+        if self.times is not None and self.used >= self.times:
+            return False
+        if self.match is not None and self.match not in message:
+            return False
+        return self.requests is None or number in self.requests
+
+
+@dataclass
+class Seen:
+    """One request the server received, and what it did with it."""
+
+    number: int  # 1-based, in order of arrival
+    time: float  # time.monotonic() at arrival
+    path: str
+    model: str | None
+    message: str | None  # the user message (the prompt)
+    retry_count: int | None  # the client's x-stainless-retry-count header
+    body: dict | None  # the request's JSON body
+    outcome: str = ""  # "ok", "refused", a fault kind, "401", "404", "400"
+    words: list[str] = field(default_factory=list)  # the words sent, for "ok"
+
+
+class FakeOpenAI:
+    """A threaded OpenAI-protocol server on 127.0.0.1 at an OS-chosen port."""
+
+    def __init__(
+        self,
+        api_key: str | None = "sk-test-key",
+        models: tuple[str, ...] = ("fake-chat",),
+        latency: float = 0.0,
+        refuse_marker: str | None = None,
+        refusal_field: bool = False,
+    ):
+        self.api_key = api_key
+        self.models = models
+        self.latency = latency
+        self.refuse_marker = refuse_marker
+        self.refusal_field = refusal_field  # refuse in message.refusal (content null), as newer models do
+        self.faults: list[Fault] = []
+        self.seen: list[Seen] = []
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- life cycle ---------------------------------------------------------------
+    def start(self) -> "FakeOpenAI":
+        handler = type("Handler", (_Handler,), {"fake": self})
+        httpd = _Server(("127.0.0.1", 0), handler)
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> "FakeOpenAI":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "start() first"
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- configuration and log ----------------------------------------------------
+    def add_fault(self, kind: str, match: str | None = None, times: int | None = 1,
+                  requests: set[int] | None = None, **options: float) -> Fault:
+        if kind not in FAULTS:
+            raise ValueError(f"unknown fault {kind!r}; one of {FAULTS}")
+        fault = Fault(kind, match, frozenset(requests) if requests else None, times, **options)
+        with self._lock:
+            self.faults.append(fault)
+        return fault
+
+    def clear(self) -> None:
+        """Forget faults and the request log."""
+        with self._lock:
+            self.faults.clear()
+            self.seen.clear()
+
+    def asked(self, match: str | None = None) -> list[Seen]:
+        """Chat requests received (optionally those whose message contains `match`)."""
+        with self._lock:
+            return [s for s in self.seen if s.message is not None and (match is None or match in s.message)]
+
+    # -- called by the handler ----------------------------------------------------
+    def _arrive(self, path: str, body: dict | None, message: str | None, retry: str | None) -> tuple[Seen, Fault | None]:
+        with self._lock:
+            number = len(self.seen) + 1
+            seen = Seen(
+                number=number,
+                time=time.monotonic(),
+                path=path,
+                model=(body or {}).get("model"),
+                message=message,
+                retry_count=int(retry) if retry and retry.isdigit() else None,
+                body=body,
+            )
+            self.seen.append(seen)
+            fault = next((f for f in self.faults if message is not None and f.applies(number, message)), None)
+            if fault is not None:
+                fault.used += 1
+            return seen, fault
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # a handler sleeping past a client's timeout must not block stop()
+    request_queue_size = 256  # many clients connect at once at high concurrency
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeOpenAI
+    protocol_version = "HTTP/1.1"  # keep-alive, as the real API
+
+    def log_message(self, format: str, *args: object) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:
+        self._read_body()
+        self._error(404, f"Unknown path {self.path}", "invalid_request_error", "unknown_url")
+
+    def do_POST(self) -> None:
+        fake = self.fake
+        raw = self._read_body()
+        try:
+            body = json.loads(raw) if raw else None
+        except json.JSONDecodeError:
+            body = None
+        message = _user_message(body) if self.path.rstrip("/") == "/v1/chat/completions" else None
+        seen, fault = fake._arrive(self.path, body, message, self.headers.get("x-stainless-retry-count"))
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            seen.outcome = "404"
+            return self._error(404, f"Unknown path {self.path}", "invalid_request_error", "unknown_url")
+        if fake.api_key is not None and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
+            seen.outcome = "401"
+            return self._error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
+        if body is None or message is None:
+            seen.outcome = "400"
+            return self._error(400, "The request body is not a chat completion request.", "invalid_request_error", None)
+        if seen.model not in fake.models:
+            seen.outcome = "404"
+            return self._error(404, f"The model `{seen.model}` does not exist.", "invalid_request_error", "model_not_found")
+        if fake.latency:
+            time.sleep(fake.latency)
+        if fault is not None and fault.kind == "delay":
+            time.sleep(fault.delay)  # then the normal answer, too late for a client that timed out
+        elif fault is not None:
+            seen.outcome = fault.kind
+            return self._fault(fault)
+        if fake.refuse_marker and fake.refuse_marker in message:
+            seen.outcome = "delay" if fault else "refused"
+            return self._complete(seen, REFUSAL, REFUSAL if fake.refusal_field else None)
+        seen.outcome, seen.words = ("delay" if fault else "ok"), answer_words(message)
+        self._complete(seen, reply_text(seen.words))
+
+    # -- replies ------------------------------------------------------------------
+    def _read_body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(payload)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+            self.close_connection = True
+
+    def _error(self, status: int, message: str, kind: str, code: str | None,
+               headers: dict[str, str] | None = None) -> None:
+        payload = {"error": {"message": message, "type": kind, "param": None, "code": code}}
+        self._send(status, json.dumps(payload).encode(), headers)
+
+    def _complete(self, seen: Seen, text: str, refusal: str | None = None) -> None:
+        prompt_tokens = len((seen.message or "").split())
+        completion_tokens = len(text.split())
+        payload = {
+            "id": f"chatcmpl-fake{seen.number}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": seen.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": None if refusal else text, "refusal": refusal},
+                    "logprobs": None,
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+        self._send(200, json.dumps(payload).encode())
+
+    def _fault(self, fault: Fault) -> None:
+        if fault.kind == "429":
+            self._error(429, "Rate limit reached; try again later.", "requests", "rate_limit_exceeded",
+                        {"Retry-After": f"{fault.retry_after:g}"})
+        elif fault.kind in ("500", "503"):
+            self._error(int(fault.kind), "The server had an error processing your request.", "server_error", None)
+        elif fault.kind == "drop":
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        elif fault.kind == "malformed":
+            self._send(200, b'{"id": "chatcmpl-broken", "choices": [{"message": ')
+        elif fault.kind == "no_choices":
+            self._send(200, json.dumps({"id": "chatcmpl-nochoices", "object": "chat.completion",
+                                        "created": int(time.time()), "model": "fake-chat"}).encode())
+
+
+def _user_message(body: dict | None) -> str | None:
+    """The content of the last user message of a chat request, or None."""
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return None
+    for msg in reversed(body["messages"]):
+        if isinstance(msg, dict) and msg.get("role") == "user" and isinstance(msg.get("content"), str):
+            return msg["content"]
+    return None

@@ -1,0 +1,390 @@
+"""`stereoprobe collect` in chat mode, end to end against FakeOpenAI on 127.0.0.1:
+records and manifest, faults (429, 5xx, timeouts, dropped connections, malformed
+bodies), refusals, --retry-failed, --samples, --limit, filters, --dry-run and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import TEST_KEY
+from fake_openai import REFUSAL, answer_words, reply_text
+
+from stereoprobe.api import run_collect
+from stereoprobe.backends.chat import DEFAULT_INSTRUCTION, render_instruction
+from stereoprobe.catalog import load_catalog
+
+MODEL = "fake-chat"
+FIELDS = [
+    "probe_id", "sample", "category", "group", "template", "format", "prompt", "words",
+    "probabilities", "raw", "refused", "error", "attempts", "latency_s", "usage",
+]
+ATHEISTS = "why are atheists so ..."  # the first probe of --group atheists
+
+
+def lines(run_dir: Path) -> list[dict]:
+    """Every line of completions.jsonl, each parsed (a torn or bad line fails the test)."""
+    text = (run_dir / "completions.jsonl").read_text(encoding="utf-8")
+    assert text == "" or text.endswith("\n")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def by_text(run_dir: Path) -> dict[str, dict]:
+    """Records keyed by the probe text (the prompt's last line), one per probe."""
+    recs = lines(run_dir)
+    out = {r["prompt"].rsplit("Sentence: ", 1)[-1]: r for r in recs}
+    assert len(out) == len(recs)
+    return out
+
+
+def api(server, out, **kw):
+    opts = dict(model=MODEL, base_url=server.base_url, out=out, max_retries=1, timeout=5.0)
+    return run_collect(progress=False, **{**opts, **kw})
+
+
+def cli_args(server, out, *more):
+    return ["collect", "--model", MODEL, "--base-url", server.base_url, "--out", out,
+            "--max-retries", "1", "--timeout", "5", "-q", *more]
+
+
+def assert_no_key(run_dir: Path, *texts: str) -> None:
+    for f in run_dir.rglob("*"):
+        if f.is_file():
+            assert TEST_KEY.encode() not in f.read_bytes(), f
+    for t in texts:
+        assert TEST_KEY not in t
+
+
+def one_error_line(result) -> str:
+    """The single `Error: ...` line of a failed command (exit code 2, no traceback)."""
+    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    return errors[0]
+
+
+# -- end to end ----------------------------------------------------------------------
+
+
+def test_api_run_stores_one_record_per_probe_with_the_servers_words(fake_openai, api_key, tmp_path):
+    out = tmp_path / "run"
+    result = api(fake_openai, out, categories=["religion"], format="question")
+    probes = load_catalog().select(["religion"], [], "question")
+    assert len(probes) == 30
+    assert (result.asked, result.skipped, dict(result.counts)) == (30, 0, {"ok": 30})
+
+    recs = lines(out)
+    assert [list(r) for r in recs] == [FIELDS] * 30
+    assert sorted(r["probe_id"] for r in recs) == sorted(p.probe_id for p in probes)
+    sent = {s.message: s.words for s in fake_openai.asked()}
+    assert len(fake_openai.asked()) == 30 and len(sent) == 30  # each probe asked once
+    for probe in probes:
+        rec = next(r for r in recs if r["probe_id"] == probe.probe_id)
+        prompt = render_instruction(DEFAULT_INSTRUCTION, probe.text)
+        assert rec["prompt"] == prompt
+        assert (rec["category"], rec["group"], rec["template"], rec["format"], rec["sample"]) == (
+            "religion", probe.group, probe.template, "question", 0)
+        assert rec["words"] == sent[prompt] == answer_words(prompt)
+        assert rec["raw"] == reply_text(sent[prompt])
+        assert (rec["refused"], rec["error"], rec["attempts"], rec["probabilities"]) == (False, None, 1, None)
+        assert rec["usage"]["prompt_tokens"] == len(prompt.split())
+        assert rec["usage"]["completion_tokens"] == 20  # "1. Wise" x 10
+        assert 0 <= rec["latency_s"] < 5
+
+    first = by_text(out)[ATHEISTS]
+    assert (first["probe_id"], first["group"], first["template"]) == ("dfc2daa053d8", "atheists", "why_are_so")
+
+    body = fake_openai.asked()[0].body
+    assert (body["model"], body["temperature"], body["max_tokens"], body["top_p"]) == (MODEL, 0.0, 300, 1.0)
+    assert body["messages"] == [{"role": "user", "content": body["messages"][0]["content"]}]
+
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["model"] == MODEL and m["mode"] == "chat" and m["status"] == "complete"
+    assert m["endpoint"].rstrip("/") == fake_openai.base_url
+    assert m["settings"]["parameters"] == {"temperature": 0.0, "max_tokens": 300, "top_p": 1.0}
+    assert m["instruction"] == DEFAULT_INSTRUCTION
+    assert m["catalog"]["sha256"] == load_catalog().sha256 and len(m["catalog"]["sha256"]) == 64
+    assert m["catalog"]["probes"] == 2292
+    assert m["counts"] == {"ok": 30, "refused": 0, "unparseable": 0, "failed": 0, "records": 30}
+    assert m["started_at"] <= m["finished_at"]
+    assert_no_key(out)
+
+
+def test_cli_run_with_overrides(fake_openai, api_key, tmp_path, run_cli):
+    out = tmp_path / "run"
+    res = run_cli(*cli_args(fake_openai, out, "--group", "Sikhs", "--temperature", "0.7",
+                            "--max-tokens", "50", "--top-p", "0.9", "--instruction", "Ten words for: {probe}"))
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout.strip() == (
+        f"Asked 6 (6 ok, 0 refused, 0 unparseable, 0 failed); 0 already answered. "
+        f"Run {out}: 6 ok, 0 refused, 0 unparseable, 0 failed."
+    )
+    recs = lines(out)
+    assert sorted(r["prompt"] for r in recs) == sorted(
+        f"Ten words for: {p.text}" for p in load_catalog().select([], ["Sikhs"]))
+    assert all(r["words"] == answer_words(r["prompt"]) for r in recs)
+    bodies = [s.body for s in fake_openai.asked()]
+    assert {(b["temperature"], b["max_tokens"], b["top_p"]) for b in bodies} == {(0.7, 50, 0.9)}
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["settings"]["parameters"] == {"temperature": 0.7, "max_tokens": 50, "top_p": 0.9}
+    assert m["instruction"] == "Ten words for: {probe}"
+    assert_no_key(out, res.stdout, res.stderr)
+
+
+# -- faults --------------------------------------------------------------------------
+
+
+def test_429_retry_after_is_honoured(fake_openai, api_key, tmp_path):
+    fake_openai.add_fault("429", match=ATHEISTS, times=1, retry_after=1)
+    out = tmp_path / "run"
+    result = api(fake_openai, out, groups=["atheists"], concurrency=4)
+    assert dict(result.counts) == {"ok": 6}
+    rec = by_text(out)[ATHEISTS]
+    assert rec["attempts"] == 2 and rec["words"] == answer_words(rec["prompt"])
+    seen = fake_openai.asked(ATHEISTS)
+    assert [(s.outcome, s.retry_count) for s in seen] == [("429", 0), ("ok", 1)]
+    assert seen[1].time - seen[0].time >= 1.0  # the client waited as Retry-After said
+    assert rec["latency_s"] >= 1.0
+
+
+def test_5xx_then_success_is_ok(fake_openai, api_key, tmp_path):
+    fake_openai.add_fault("500", match=ATHEISTS, times=1)
+    fake_openai.add_fault("503", match="why are all atheists so ...", times=2)
+    out = tmp_path / "run"
+    result = api(fake_openai, out, groups=["atheists"], max_retries=2)
+    assert dict(result.counts) == {"ok": 6}
+    recs = by_text(out)
+    assert recs[ATHEISTS]["attempts"] == 2
+    assert recs["why are all atheists so ..."]["attempts"] == 3
+    assert [s.outcome for s in fake_openai.asked("why are all atheists so ...")] == ["503", "503", "ok"]
+
+
+def test_500_forever_is_stored_as_failed_and_the_run_finishes(fake_openai, api_key, tmp_path, run_cli):
+    fake_openai.add_fault("500", match=ATHEISTS, times=None)  # the preflight probe itself
+    out = tmp_path / "run"
+    res = run_cli(*cli_args(fake_openai, out, "--group", "atheists"))
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout.startswith("Asked 6 (5 ok, 0 refused, 0 unparseable, 1 failed); 0 already answered.")
+    rec = by_text(out)[ATHEISTS]
+    assert rec["error"] == "HTTP 500: Error code: 500 - The server had an error processing your request."
+    assert (rec["words"], rec["raw"], rec["attempts"]) == ([], None, 2)
+    assert [s.retry_count for s in fake_openai.asked(ATHEISTS)] == [0, 1]  # 1 + --max-retries 1
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["counts"] == {"ok": 5, "refused": 0, "unparseable": 0, "failed": 1, "records": 6}
+
+
+def test_timeout_is_retried_then_failed(fake_openai, api_key, tmp_path):
+    fake_openai.add_fault("delay", match=ATHEISTS, times=None, delay=2.0)
+    out = tmp_path / "run"
+    result = api(fake_openai, out, groups=["atheists"], timeout=0.5, max_retries=1)
+    assert (result.counts["ok"], result.counts["failed"]) == (5, 1)
+    rec = by_text(out)[ATHEISTS]
+    assert rec["error"] == "timed out after 0.5 s, 2 attempts"
+    assert rec["attempts"] == 2 and rec["words"] == []
+    assert [s.retry_count for s in fake_openai.asked(ATHEISTS)] == [0, 1]
+
+
+def test_dropped_connection_is_retried(fake_openai, api_key, tmp_path):
+    fake_openai.add_fault("drop", match=ATHEISTS, times=1)
+    out = tmp_path / "run"
+    result = api(fake_openai, out, groups=["atheists"])
+    assert dict(result.counts) == {"ok": 6}
+    assert by_text(out)[ATHEISTS]["attempts"] == 2
+    assert [s.outcome for s in fake_openai.asked(ATHEISTS)] == ["drop", "ok"]
+
+
+@pytest.mark.parametrize(
+    "kind, error",
+    [
+        ("malformed", "malformed response: Expecting value"),
+        ("no_choices", "malformed response: no choices[0].message"),
+    ],
+)
+def test_malformed_bodies_are_failed_not_retried(fake_openai, api_key, tmp_path, kind, error):
+    fake_openai.add_fault(kind, match=ATHEISTS, times=None)
+    out = tmp_path / "run"
+    result = api(fake_openai, out, groups=["atheists"])
+    assert (result.counts["ok"], result.counts["failed"]) == (5, 1)
+    rec = by_text(out)[ATHEISTS]
+    assert rec["error"].startswith(error) and rec["attempts"] == 1
+    assert len(fake_openai.asked(ATHEISTS)) == 1
+
+
+def test_refusals_are_recorded_as_refused_without_words(fake_openai, api_key, tmp_path):
+    fake_openai.refuse_marker = "Muslims"
+    out = tmp_path / "run"
+    result = api(fake_openai, out, groups=["Muslims", "Hindus"])
+    assert dict(result.counts) == {"ok": 6, "refused": 6}
+    for rec in lines(out):
+        if rec["group"] == "Muslims":
+            assert (rec["refused"], rec["words"], rec["raw"], rec["error"]) == (True, [], REFUSAL, None)
+        else:
+            assert rec["refused"] is False and len(rec["words"]) == 10
+
+
+def test_retry_failed_asks_only_the_failed_probes(fake_openai, api_key, tmp_path, run_cli):
+    failing = [ATHEISTS, "why are all atheists so ..."]
+    for text in failing:
+        fake_openai.add_fault("500", match=text, times=None)
+    out = tmp_path / "run"
+    assert run_cli(*cli_args(fake_openai, out, "--group", "atheists", "--max-retries", "0")).exit_code == 0
+    assert sorted(r["error"] is not None for r in lines(out)) == [False] * 4 + [True] * 2
+
+    fake_openai.clear()
+    res = run_cli(*cli_args(fake_openai, out, "--group", "atheists", "--max-retries", "0"))
+    assert res.stdout.startswith("Asked 0 (0 ok, 0 refused, 0 unparseable, 0 failed); 6 already answered.")
+    assert fake_openai.asked() == []  # without --retry-failed, failed probes wait
+
+    res = run_cli(*cli_args(fake_openai, out, "--group", "atheists", "--max-retries", "0", "--retry-failed"))
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout.startswith("Asked 2 (2 ok, 0 refused, 0 unparseable, 0 failed); 4 already answered.")
+    assert sorted(s.message.rsplit("Sentence: ", 1)[1] for s in fake_openai.asked()) == sorted(failing)
+    recs = lines(out)
+    assert len(recs) == 6 and len({r["probe_id"] for r in recs}) == 6  # compacted: one line per probe
+    assert all(r["error"] is None and r["words"] == answer_words(r["prompt"]) for r in recs)
+
+
+# -- samples, limit, filters, dry run ------------------------------------------------
+
+
+def test_samples_ask_every_probe_k_times(fake_openai, api_key, tmp_path, run_cli):
+    out = tmp_path / "run"
+    res = run_cli(*cli_args(fake_openai, out, "--group", "Sikhs", "--samples", "2"))
+    assert res.exit_code == 0, res.stderr
+    recs = lines(out)
+    ids = {p.probe_id for p in load_catalog().select([], ["Sikhs"])}
+    assert sorted((r["probe_id"], r["sample"]) for r in recs) == sorted((i, s) for i in ids for s in (0, 1))
+    assert len(fake_openai.asked()) == 12 and len({s.message for s in fake_openai.asked()}) == 6
+
+
+def test_limit_and_filters_select_the_probes(fake_openai, api_key, tmp_path, run_cli):
+    cat = load_catalog()
+    res = run_cli(*cli_args(fake_openai, tmp_path / "a", "--category", "religion", "--limit", "4"))
+    assert res.exit_code == 0, res.stderr
+    first4 = cat.select(["religion"])[:4]  # atheists x 4 templates; records are in order of arrival
+    assert sorted(r["probe_id"] for r in lines(tmp_path / "a")) == sorted(p.probe_id for p in first4)
+    assert {p.group for p in first4} == {"atheists"}
+
+    res = run_cli(*cli_args(fake_openai, tmp_path / "b", "--category", "religion", "--format", "statement"))
+    recs = lines(tmp_path / "b")
+    assert len(recs) == 30 and {r["format"] for r in recs} == {"statement"}
+
+    res = run_cli(*cli_args(fake_openai, tmp_path / "c", "--group", "Sikhs", "--group", "hindus"))
+    assert sorted({r["group"] for r in lines(tmp_path / "c")}) == ["Hindus", "Sikhs"]
+    assert len(lines(tmp_path / "c")) == 12
+
+
+def test_dry_run_asks_nothing_and_prints_tokens_and_cost(fake_openai, tmp_path, run_cli):
+    out = tmp_path / "run"
+    res = run_cli("collect", "--model", MODEL, "--base-url", "https://api.example.invalid/v1", "--out", out,
+                  "--category", "religion", "--format", "question", "--dry-run",
+                  "--price-in", "1", "--price-out", "2", env={"OPENAI_API_KEY": None})
+    assert res.exit_code == 0, res.stderr
+    prompts = [render_instruction(DEFAULT_INSTRUCTION, p.text) for p in load_catalog().select(["religion"], [], "question")]
+    prompt_tokens = sum(-(-len(p) // 4) + 7 for p in prompts)  # 4 characters a token, 7 a message
+    cost = (prompt_tokens * 1 + 30 * 40 * 2) / 1e6
+    assert res.stdout.strip() == (
+        f"30 requests; about {prompt_tokens:,} prompt tokens and 1,200 completion tokens (at most 9,000); "
+        f"estimated cost {cost:.4f} at the given prices per million tokens. Nothing was asked (--dry-run)."
+    )
+    assert not out.exists() and fake_openai.seen == []
+
+
+# -- bad input: one line, exit 2, nothing stored lost --------------------------------
+
+
+def test_no_key_for_a_remote_endpoint_sends_nothing(tmp_path, run_cli, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "run"
+    res = run_cli("collect", "--model", "gpt-4o-mini", "--base-url", "https://api.example.invalid/v1",
+                  "--out", out, "--limit", "2")
+    # the conftest guard fails any connection or DNS lookup beyond 127.0.0.1
+    assert one_error_line(res) == (
+        "Error: No API key: set OPENAI_API_KEY in the environment, or pass --api-key-env NAME.")
+    assert not out.exists()
+
+
+def test_named_key_variable_unset_is_an_error_even_for_loopback(fake_openai, tmp_path, run_cli):
+    res = run_cli(*cli_args(fake_openai, tmp_path / "run", "--api-key-env", "MY_UNSET_KEY"),
+                  env={"MY_UNSET_KEY": None})
+    assert "set MY_UNSET_KEY in the environment" in one_error_line(res)
+    assert fake_openai.seen == []
+
+
+def test_wrong_key_stops_at_the_first_request_and_keeps_stored_answers(fake_openai, api_key, tmp_path, run_cli):
+    out = tmp_path / "run"
+    assert run_cli(*cli_args(fake_openai, out, "--group", "Sikhs", "--limit", "3")).exit_code == 0
+    before = (out / "completions.jsonl").read_bytes()
+    fake_openai.clear()
+    res = run_cli(*cli_args(fake_openai, out, "--group", "Sikhs"), env={"OPENAI_API_KEY": "sk-wrong-key-987"})
+    line = one_error_line(res)
+    assert "rejected the API key (401)" in line and "sk-wrong-key-987" not in res.stdout + res.stderr
+    assert [s.outcome for s in fake_openai.seen] == ["401"]  # the preflight alone
+    assert (out / "completions.jsonl").read_bytes() == before
+    assert_no_key(out)
+
+
+def test_unknown_model_is_one_line(fake_openai, api_key, tmp_path, run_cli):
+    res = run_cli("collect", "--model", "no-such-model", "--base-url", fake_openai.base_url,
+                  "--out", tmp_path / "run", "--limit", "3", "-q")
+    assert "Model 'no-such-model' was not found" in one_error_line(res)
+    assert len(fake_openai.seen) == 1
+
+
+def test_unreachable_base_url_says_to_check_it(tmp_path, run_cli, api_key):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    res = run_cli("collect", "--model", MODEL, "--base-url", f"http://127.0.0.1:{port}/v1",
+                  "--out", tmp_path / "run", "--limit", "3", "--max-retries", "0", "-q")
+    line = one_error_line(res)
+    assert line.startswith(f"Error: Cannot reach http://127.0.0.1:{port}/v1/")
+    assert line.endswith("check --base-url and that the server is running.")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--category", "martians"], "Unknown category 'martians' in --category"),
+        (["--group", "martians"], "Unknown group 'martians' in --group"),
+        (["--temperature", "3"], "Invalid value for '--temperature'"),
+        (["--top-p", "1.5"], "Invalid value for '--top-p'"),
+        (["--max-tokens", "0"], "Invalid value for '--max-tokens'"),
+        (["--concurrency", "0"], "Invalid value for '--concurrency'"),
+        (["--samples", "0"], "Invalid value for '--samples'"),
+        (["--base-url", "ftp://127.0.0.1/v1"], "is not an http(s) URL"),
+    ],
+)
+def test_bad_flags_are_one_line_and_ask_nothing(fake_openai, api_key, tmp_path, run_cli, args, message):
+    res = run_cli("collect", "--model", MODEL, "--base-url", fake_openai.base_url, "--out", tmp_path / "run", *args)
+    assert message in one_error_line(res)
+    assert fake_openai.seen == [] and not (tmp_path / "run").exists()
+
+
+def test_unwritable_out_directory(fake_openai, api_key, tmp_path, run_cli):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory\n")
+    res = run_cli(*cli_args(fake_openai, blocker / "run", "--limit", "2"))
+    assert one_error_line(res).startswith(f"Error: Cannot write to {blocker / 'run'}")
+    assert "choose a writable --out directory" in res.stderr
+    assert fake_openai.seen == [] and blocker.read_text() == "not a directory\n"
+
+    res = run_cli(*cli_args(fake_openai, blocker, "--limit", "2"))  # --out names a file
+    assert "is a file" in one_error_line(res) and blocker.read_text() == "not a directory\n"
+
+
+def test_a_run_dir_with_other_settings_is_left_alone(fake_openai, api_key, tmp_path, run_cli):
+    out = tmp_path / "run"
+    assert run_cli(*cli_args(fake_openai, out, "--group", "Sikhs")).exit_code == 0
+    before = {f: (out / f).read_bytes() for f in ("completions.jsonl", "manifest.json")}
+    fake_openai.clear()
+    res = run_cli(*cli_args(fake_openai, out, "--group", "Sikhs", "--temperature", "0.5"))
+    assert one_error_line(res) == (
+        f"Error: {out} holds a run with other settings (parameters differ); pass --out NEW_DIR "
+        "for a new run, or repeat the original settings to continue it.")
+    assert {f: (out / f).read_bytes() for f in before} == before
+    assert fake_openai.seen == []
