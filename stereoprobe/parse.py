@@ -7,8 +7,8 @@ text into words.
 **Where words come from.** A JSON array (or an object with a ``words`` key, or
 ``{"word": count}``), also inside a code fence, is read first. Otherwise the reply is
 read line by line. A numbered (``1.`` ``1)`` ``(1)``) or bulleted (``-`` ``*`` ``•``)
-line gives one word: its head before an explanation (``:`` `` - `` ``–`` `` (``
-``, because``). An unmarked line is split into sentences; a sentence gives the list
+line gives its head before an explanation (``:`` `` - `` ``–`` `` (`` ``, because``):
+one word, or the words of a comma list (``- wise, grumpy``). An unmarked line is split into sentences; a sentence gives the list
 after its colon (``Here are 10 words: wise, grumpy``), else its parts separated by
 ``,`` ``;`` ``and`` ``or`` `` / ``, but only when more than half of the parts are single
 words (or, with 3 or more parts, have at most two words), so prose (``However, they
