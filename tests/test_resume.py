@@ -1,0 +1,123 @@
+"""Resume: a second run asks nothing already answered; a run killed with SIGKILL (even
+mid-write) continues to one intact record per probe, asking again at most the
+requests that were in flight at the kill."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from conftest import REPO, TEST_KEY
+from fake_openai import answer_words
+
+from stereoprobe.api import run_collect
+from stereoprobe.catalog import load_catalog
+
+MODEL = "fake-chat"
+
+
+def lines(run_dir: Path) -> list[dict]:
+    text = (run_dir / "completions.jsonl").read_text(encoding="utf-8")
+    assert text == "" or text.endswith("\n")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def api(server, out, **kw):
+    opts = dict(model=MODEL, base_url=server.base_url, out=out, max_retries=1, timeout=5.0)
+    return run_collect(progress=False, **{**opts, **kw})
+
+
+def test_second_run_asks_nothing(fake_openai, api_key, tmp_path):
+    out = tmp_path / "run"
+    first = api(fake_openai, out, categories=["religion"], format="question")
+    assert (first.asked, first.skipped) == (30, 0)
+    before = (out / "completions.jsonl").read_bytes()
+    fake_openai.clear()
+
+    again = api(fake_openai, out, categories=["religion"], format="question")
+    assert (again.asked, again.skipped, again.totals["ok"]) == (0, 30, 30)
+    assert fake_openai.seen == []
+    assert (out / "completions.jsonl").read_bytes() == before
+    m = json.loads((out / "manifest.json").read_text())
+    assert [s["asked"] for s in m["sessions"]] == [30, 0]
+    assert m["counts"]["records"] == 30
+
+
+def test_a_larger_selection_asks_only_the_new_probes(fake_openai, api_key, tmp_path):
+    out = tmp_path / "run"
+    api(fake_openai, out, categories=["religion"], format="question", limit=10)
+    asked_first = {s.message for s in fake_openai.asked()}
+    fake_openai.clear()
+    result = api(fake_openai, out, categories=["religion"], format="question")
+    assert (result.asked, result.skipped) == (20, 10)
+    asked_second = {s.message for s in fake_openai.asked()}
+    assert len(asked_second) == 20 and not asked_first & asked_second
+    assert len(lines(out)) == 30
+
+
+def test_a_torn_last_line_is_dropped_and_its_probe_asked_again(fake_openai, api_key, tmp_path):
+    out = tmp_path / "run"
+    api(fake_openai, out, groups=["Sikhs"], limit=3)
+    with (out / "completions.jsonl").open("ab") as f:
+        f.write(b'{"probe_id": "b9b403320672", "sample": 0, "category": "reli')  # killed mid-write
+    fake_openai.clear()
+    result = api(fake_openai, out, groups=["Sikhs"])
+    assert (result.asked, result.skipped) == (3, 3)
+    recs = lines(out)
+    assert len(recs) == 6 and len({r["probe_id"] for r in recs}) == 6
+
+
+def _start_collect(server, out: Path, env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "stereoprobe", "collect", "--model", MODEL, "--base-url", server.base_url,
+         "--out", str(out), "--category", "religion", "--concurrency", "4", "--max-retries", "1", "-q"],
+        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+
+
+def test_kill_9_mid_run_loses_at_most_the_requests_in_flight(fake_openai, tmp_path):
+    fake_openai.latency = 0.1  # 4 in flight, about 40 answers a second
+    out = tmp_path / "run"
+    env = {**os.environ, "OPENAI_API_KEY": TEST_KEY, "PYTHONPATH": str(REPO)}
+    proc = _start_collect(fake_openai, out, env)
+    path = out / "completions.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (not path.exists() or path.read_bytes().count(b"\n") < 12):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert proc.returncode == -signal.SIGKILL
+
+    stored = path.read_bytes()
+    kept = stored[: stored.rfind(b"\n") + 1]
+    done_at_kill = {json.loads(line)["prompt"] for line in kept.splitlines()}
+    assert 12 <= len(done_at_kill) < 60  # killed mid-run
+    with path.open("ab") as f:
+        f.write(b'{"probe_id": "fc96d9004ac6", "sample": 0, "cat')  # as if killed mid-write
+    time.sleep(0.3)  # let the server log the last requests of the killed process
+    asked_before_kill = Counter(s.message for s in fake_openai.asked())
+    in_flight = set(asked_before_kill) - done_at_kill  # asked, no answer stored
+    assert len(in_flight) <= 4  # --concurrency 4
+    fake_openai.clear()
+    proc = _start_collect(fake_openai, out, env)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr.decode()
+    assert b"Run " in stdout and b"60 ok, 0 refused, 0 unparseable, 0 failed." in stdout
+    assert TEST_KEY.encode() not in stdout + stderr
+
+    recs = lines(out)  # every line parses
+    assert sorted(r["probe_id"] for r in recs) == sorted(p.probe_id for p in load_catalog().select(["religion"]))
+    assert all(r["error"] is None and r["words"] == answer_words(r["prompt"]) for r in recs)
+    asked_after = Counter(s.message for s in fake_openai.asked())
+    assert max(asked_after.values()) == 1 and max(asked_before_kill.values()) == 1
+    asked_twice = set(asked_after) & set(asked_before_kill)
+    assert asked_twice <= in_flight  # only requests in flight at the kill were asked again
+    assert not set(asked_after) & done_at_kill
+    assert len(asked_after) == 60 - len(done_at_kill)
+    assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
