@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 from stereoprobe.catalog import Catalog, load_catalog
 from stereoprobe.collect import CollectResult, Estimate, collect, default_run_dir, estimate
+from stereoprobe.errors import DataError
 from stereoprobe.records import Probe
 
 
@@ -35,6 +36,21 @@ class CollectRequest:
     samples: int = 1
     retry_failed: bool = False
 
+    def check(self) -> None:
+        """Raise DataError for a parameter out of range (the CLI's flags check the same)."""
+        limits = [
+            ("temperature", self.temperature, 0, 2), ("top_p", self.top_p, 0, 1),
+            ("max_tokens", self.max_tokens, 1, None), ("concurrency", self.concurrency, 1, None),
+            ("max_retries", self.max_retries, 0, None), ("samples", self.samples, 1, None),
+            ("limit", self.limit, 1, None),
+        ]
+        for name, value, low, high in limits:
+            if value is not None and (value < low or (high is not None and value > high)):
+                span = f"from {low} to {high}" if high is not None else f"at least {low}"
+                raise DataError(f"--{name.replace('_', '-')} must be {span}, not {value}.")
+        if self.timeout <= 0:
+            raise DataError(f"--timeout must be more than 0 seconds, not {self.timeout}.")
+
     def probes(self, catalog: Catalog | None = None) -> list[Probe]:
         cat = catalog or load_catalog(self.catalog)
         probes = cat.select(list(self.categories), list(self.groups), self.format)
@@ -53,6 +69,7 @@ def run_collect(request: CollectRequest | None = None, progress: bool = True, **
     from stereoprobe.backends import make_backend
 
     request = replace(request or CollectRequest(), **kwargs)
+    request.check()
     catalog = load_catalog(request.catalog)
     probes = request.probes(catalog)
     backend = make_backend(
@@ -87,6 +104,7 @@ def estimate_collect(
     request: CollectRequest, price_in: float | None = None, price_out: float | None = None
 ) -> Estimate:
     """What `run_collect(request)` would ask, in requests and tokens; asks nothing."""
+    request.check()
     from stereoprobe.backends.chat import DEFAULT_INSTRUCTION, render_instruction
 
     probes = request.probes()
