@@ -388,3 +388,24 @@ def test_a_run_dir_with_other_settings_is_left_alone(fake_openai, api_key, tmp_p
         "for a new run, or repeat the original settings to continue it.")
     assert {f: (out / f).read_bytes() for f in before} == before
     assert fake_openai.seen == []
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(temperature=3.0), "--temperature must be from 0 to 2, not 3.0."),
+        (dict(top_p=-0.5), "--top-p must be from 0 to 1, not -0.5."),
+        (dict(max_tokens=0), "--max-tokens must be at least 1, not 0."),
+        (dict(concurrency=0), "--concurrency must be at least 1, not 0."),
+        (dict(limit=0), "--limit must be at least 1, not 0."),
+        (dict(samples=0), "--samples must be at least 1, not 0."),
+        (dict(timeout=0.0), "--timeout must be more than 0 seconds, not 0.0."),
+    ],
+)
+def test_the_python_api_rejects_bad_parameters_before_asking(fake_openai, api_key, tmp_path, kwargs, message):
+    from stereoprobe.errors import DataError
+
+    with pytest.raises(DataError) as info:
+        api(fake_openai, tmp_path / "run", groups=["Sikhs"], **kwargs)
+    assert str(info.value) == message
+    assert fake_openai.seen == [] and not (tmp_path / "run").exists()
