@@ -1,0 +1,52 @@
+"""`stereoprobe sentiment`: NRC sentiment of the collected words, the paper's Table 4."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from stereoprobe.cli._common import friendly_errors
+
+
+@click.command("sentiment")
+@click.argument("run_dir", required=False, type=click.Path(path_type=Path))
+@click.option("--input", "input_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Completions collected elsewhere: JSON Lines (category, group, format, words) "
+                   "or CSV with one word per row (category, group, format, word).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="With --input: the run directory to write sentiment/ into.")
+@click.option("--lexicon", type=click.Path(dir_okay=False, path_type=Path),
+              help="The official NRC-Emotion-Lexicon-Wordlevel-v0.92.txt (default: the EmoLex "
+                   "subset bundled with nrclex).")
+@click.option("--overrides", type=click.Path(dir_okay=False, path_type=Path),
+              help="A word<TAB>label<TAB>reason file applied on top of the lexicon "
+                   "(see lexicons/README.md).")
+@click.option("--no-synonyms", is_flag=True,
+              help="Do not label missing words by their WordNet synonyms' majority.")
+@friendly_errors
+def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms):
+    """Map every completion word to NRC sentiment and print Table 4.
+
+    Writes RUN_DIR/sentiment/: table4.csv, table4.md, groups.csv, templates.csv,
+    words.csv, occurrences.csv, coverage.json, meta.json (see docs/sentiment.md).
+
+    \b
+    Examples:
+      stereoprobe sentiment runs/gpt-3.5
+      stereoprobe sentiment runs/gpt-3.5 --no-synonyms
+      stereoprobe sentiment runs/gpt-3.5 --lexicon ~/NRC-Emotion-Lexicon-Wordlevel-v0.92.txt
+      stereoprobe sentiment runs/gpt-3.5 --overrides lexicons/overrides.example.tsv
+      stereoprobe sentiment --input answers.jsonl --out runs/elsewhere
+    """
+    from stereoprobe.sentiment import analyse, format_summary
+
+    if (run_dir is None) == (input_file is None):
+        raise click.UsageError("Give either RUN_DIR or --input FILE --out DIR.")
+    if input_file is not None and out_dir is None:
+        raise click.UsageError("--input FILE needs --out DIR (the run directory to write sentiment/ into).")
+    result, written = analyse(
+        input_file or run_dir, out_dir=out_dir, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms
+    )
+    click.echo(format_summary(result))
+    click.echo(f"Wrote {written}/", err=True)

@@ -1,0 +1,157 @@
+"""Writing ``RUN_DIR/sentiment/`` (all or nothing) and the terminal summary."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from stereoprobe.errors import DataError
+from stereoprobe.sentiment.tables import COUNT_COLUMNS, SHARE_COLUMNS
+
+FILES = (
+    "table4.csv", "table4.md", "groups.csv", "templates.csv", "words.csv",
+    "occurrences.csv", "coverage.json", "meta.json",
+)  # fmt: skip
+
+
+def _num(x: Any) -> str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1f}"
+
+
+def table4_lines(table4: Any, markdown: bool) -> list[str]:
+    """Table 4 in the paper's layout: overall, question and statement shares per category."""
+    head = ["Category", "Negative", "Positive", "Negative", "Positive", "Negative", "Positive"]
+    rows = [[str(r["category"])] + [_num(r[c]) for c in SHARE_COLUMNS] for _, r in table4.iterrows()]
+    if markdown:
+        lines = [
+            "| Probe formats | Social group | | Question | | Statement | |",
+            "|---|---|---|---|---|---|---|",
+            "| " + " | ".join(head) + " |",
+        ]
+        return lines + ["| " + " | ".join(r) + " |" for r in rows]
+    width = max(len(head[0]), *(len(r[0]) for r in rows))
+    fmt = f"{{:<{width}}}  " + "  ".join(["{:>8}"] * 6)
+    band = f"{'':<{width}}  {'Social group':^18}  {'Question':^18}  {'Statement':^18}"
+    return [band, fmt.format(*head)] + [fmt.format(*r) for r in rows]
+
+
+def coverage_line(cov: dict[str, Any]) -> str:
+    """The paper's bookkeeping in one line."""
+    occ = cov["occurrences"]
+    parts = [
+        f"{cov['unique_words']:,} unique words: {cov['in_lexicon']:,} in lexicon"
+        + (f", {cov['via_override']:,} via overrides" if cov["via_override"] else "")
+        + f", {cov['via_lemma']:,} via lemma, {cov['via_synonyms']:,} via synonyms, {cov['ignored']:,} ignored",
+        f"{occ['total']:,} word occurrences, {occ['counted']:,} positive/negative "
+        f"({occ['left_out']:,} both/neutral/unassigned left out of the shares)",
+        f"records left out: {cov['left_out_records']['refused']:,} refused, {cov['left_out_records']['failed']:,} failed",
+        f"{cov['group_name_words']['occurrences']:,} group-name words left out",
+    ]
+    return "; ".join(parts) + "."
+
+
+def synonyms_line(table4: Any, cov: dict[str, Any]) -> str:
+    """The all-row shares with and without the synonym fallback."""
+    if not cov["synonyms"]:
+        return "Synonym fallback off (--no-synonyms)."
+    row = table4[table4["category"] == "all"].iloc[0]
+    plain = cov["without_synonyms"]["all"]
+    return (
+        f"All categories: {_num(row['negative'])}% negative / {_num(row['positive'])}% positive with synonyms, "
+        f"{_num(plain['negative'])}% / {_num(plain['positive'])}% without."
+    )
+
+
+def lexicon_line(lex: dict[str, Any]) -> str:
+    """What lexicon was loaded, with its counts, so a user can check their copy."""
+    c = lex.get("counts") or {}
+    if not c:
+        return "Lexicon: unknown"
+    over = f", {len(lex['overrides'])} overrides" if lex.get("overrides") else ""
+    return (
+        f"Lexicon {lex['name']} ({lex['path']}): {c['words']:,} words, {c['positive']:,} positive, "
+        f"{c['negative']:,} negative, {c['both']:,} both, {c['neutral']:,} neutral{over}"
+    )
+
+
+def format_summary(result: Any) -> str:
+    """What ``stereoprobe sentiment`` prints: Table 4, coverage, the synonym difference."""
+    lines = [lexicon_line(result.meta.get("lexicon") or {}), "", "Table 4: percentage negative/positive per category"]
+    lines += table4_lines(result.table4, markdown=False)
+    lines += ["", coverage_line(result.coverage), synonyms_line(result.table4, result.coverage)]
+    return "\n".join(lines)
+
+
+def _markdown(result: Any) -> str:
+    cov = result.coverage
+    lines = ["# Table 4: percentage positive/negative per category", ""]
+    lines += table4_lines(result.table4, markdown=True)
+    lines += ["", coverage_line(cov), "", synonyms_line(result.table4, cov), ""]
+    return "\n".join(lines)
+
+
+def _is_ours(path: Path) -> bool:
+    if not any(path.iterdir()):
+        return True
+    try:
+        return "stereoprobe_version" in json.loads((path / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+
+
+def _write_all(result: Any, tmp: Path) -> None:
+    t4 = result.table4[["category", *SHARE_COLUMNS]]
+    t4.to_csv(tmp / "table4.csv", index=False)
+    (tmp / "table4.md").write_text(_markdown(result), encoding="utf-8")
+    result.groups[["category", "group", *SHARE_COLUMNS, *COUNT_COLUMNS]].to_csv(tmp / "groups.csv", index=False)
+    result.templates[["category", "template", "format", *SHARE_COLUMNS, *COUNT_COLUMNS]].to_csv(
+        tmp / "templates.csv", index=False
+    )
+    result.words.to_csv(tmp / "words.csv", index=False)
+    result.occurrences.to_csv(tmp / "occurrences.csv", index=False)
+    for name, obj in (("coverage.json", result.coverage), ("meta.json", result.meta)):
+        (tmp / name).write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def write_outputs(result: Any, out_dir: str | Path) -> Path:
+    """Write every output file into ``out_dir`` (normally ``RUN_DIR/sentiment``), all or nothing.
+
+    The files are written to a temporary folder next to ``out_dir`` and renamed into
+    place at the end; an older complete ``out_dir`` is replaced only by a complete new one.
+    A folder not written by this stage is never replaced.
+    """
+    out = Path(out_dir)
+    if out.exists() and not (out.is_dir() and _is_ours(out)):
+        raise DataError(f"{out} exists and was not written by `stereoprobe sentiment`; move it away or pick another --out.")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-new-"))
+    except OSError as exc:
+        raise DataError(f"Cannot write to {out.parent} ({exc.strerror}); choose a writable folder.") from None
+    old: Path | None = None
+    try:
+        tmp.chmod(0o755)
+        _write_all(result, tmp)
+        if out.exists():
+            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-old-"))
+            old.rmdir()
+            out.rename(old)
+        try:
+            tmp.rename(out)
+        except OSError:
+            if old is not None:
+                old.rename(out)
+                old = None
+            raise
+    except OSError as exc:
+        raise DataError(f"Cannot write {out} ({exc.strerror}); check free space and permissions.") from None
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None and old.exists():
+            shutil.rmtree(old, ignore_errors=True)
+    return out
