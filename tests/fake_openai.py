@@ -198,6 +198,12 @@ class _Handler(BaseHTTPRequestHandler):
     fake: FakeOpenAI
     protocol_version = "HTTP/1.1"  # keep-alive, as the real API
 
+    def setup(self) -> None:
+        super().setup()
+        # headers and body go out in two writes: without TCP_NODELAY, Nagle's algorithm and
+        # the client's delayed ACK hold the body back ~40 ms (real servers set it too)
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def log_message(self, format: str, *args: object) -> None:  # quiet
         pass
 
@@ -313,3 +319,28 @@ def _user_message(body: dict | None) -> str | None:
         if isinstance(msg, dict) and msg.get("role") == "user" and isinstance(msg.get("content"), str):
             return msg["content"]
     return None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve until killed: ``python tests/fake_openai.py [--latency S] [--key K]``.
+
+    Prints the base URL as its first line of output (used by bench/bench_collect.py,
+    which runs the server in its own process so it does not share the client's GIL).
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument("--key", default=None, help="the API key to require (default: any)")
+    args = parser.parse_args(argv)
+    server = FakeOpenAI(api_key=args.key, latency=args.latency).start()
+    print(server.base_url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
