@@ -157,6 +157,8 @@ def analyse(
     """
     src = Path(source)
     if out_dir is None:
+        if not src.exists():
+            raise DataError(f"{src}: no such run directory; run `stereoprobe collect --out {src}` first.")
         if not src.is_dir():
             raise DataError(f"{src}: not a run directory; for a file use --input FILE --out DIR.")
         out_dir = src

@@ -1,0 +1,358 @@
+"""Sentiment stage: word labels with provenance, hand-computed shares, outputs, CLI."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from stereoprobe.errors import DataError
+from stereoprobe.lexicon import Override, load_bundled, load_official
+from stereoprobe.sentiment import Labeller, analyse, score, vote, write_outputs
+from stereoprobe.sentiment import output as output_module
+from stereoprobe.sentiment.label import normalise, spacy_lemmatizer
+
+SYNTHETIC = Path(__file__).parent / "data" / "lexicon" / "emolex-synthetic.txt"
+FILES = {"table4.csv", "table4.md", "groups.csv", "templates.csv", "words.csv", "occurrences.csv",
+         "coverage.json", "meta.json"}
+
+
+# --- word -> label ----------------------------------------------------------------------
+
+
+def test_papers_rambunctious_example_with_the_real_lexicon_and_wordnet():
+    # 'rambunctious' is not in EmoLex; of its WordNet synonyms, 'unruly' is negative and
+    # 'boisterous' both: one positive vote, two negative votes -> negative (paper, sec. 3.2).
+    wl = Labeller(load_bundled()).label("rambunctious")
+    assert (wl.label, wl.source) == ("negative", "synonyms")
+    assert sorted(wl.voters) == [("boisterous", "both"), ("unruly", "negative")]
+    assert (wl.votes_positive, wl.votes_negative) == (1, 2)
+    assert wl.voters_text() == " ".join(f"{w}:{lab}" for w, lab in wl.voters)
+
+
+def test_each_provenance_path():
+    lab = Labeller(load_official(SYNTHETIC))
+    happy = lab.label("happy")
+    assert (happy.label, happy.source, happy.voters) == ("positive", "lexicon", ())
+    lazier = lab.label("lazier")  # spaCy's lookup table: lazier -> lazy
+    assert (lazier.label, lazier.source, lazier.lemma) == ("negative", "lemma", "lazy")
+    assert lazier.voters_text() == "lemma:lazy"
+    ramb = lab.label("rambunctious")
+    assert (ramb.label, ramb.source) == ("negative", "synonyms")
+    none = lab.label("xyzzy")
+    assert (none.label, none.source, none.voters) == ("unassigned", "none", ())
+
+
+def test_neutral_word_stops_at_the_lexicon_but_a_missing_one_falls_back(tmp_path):
+    # 'feisty' is neutral in the synthetic file; its WordNet synonym 'touchy' is negative.
+    assert Labeller(load_official(SYNTHETIC)).label("feisty").label == "neutral"
+    without = tmp_path / "lex.txt"
+    without.write_text("".join(line for line in SYNTHETIC.read_text().splitlines(True) if not line.startswith("feisty")))
+    wl = Labeller(load_official(without)).label("feisty")
+    assert (wl.label, wl.source, wl.voters) == ("negative", "synonyms", (("touchy", "negative"),))
+
+
+def test_no_synonyms_turns_the_fallback_off():
+    wl = Labeller(load_official(SYNTHETIC), synonyms=False).label("rambunctious")
+    assert (wl.label, wl.source) == ("unassigned", "none")
+
+
+def test_overridden_word_reports_its_source_and_votes_with_its_new_label():
+    lex = load_official(SYNTHETIC).with_overrides([Override("boisterous", "negative", "our study")])
+    lab = Labeller(lex)
+    assert (lab.label("boisterous").label, lab.label("boisterous").source) == ("negative", "override")
+    ramb = lab.label("rambunctious")
+    assert (ramb.votes_positive, ramb.votes_negative) == (0, 2)
+
+
+def test_vote_rules():
+    assert vote([("unruly", "negative"), ("boisterous", "both")]) == ("negative", 1, 2)
+    assert vote([("a", "positive"), ("b", "positive"), ("c", "negative")]) == ("positive", 2, 1)
+    assert vote([("a", "positive"), ("b", "negative")]) == ("both", 1, 1)  # tie
+    assert vote([("a", "both")]) == ("both", 1, 1)
+    assert vote([("a", "neutral"), ("b", "positive")]) == ("positive", 1, 0)  # neutral abstains
+    assert vote([("a", "neutral")]) == ("neutral", 0, 0)
+    assert vote([]) == ("unassigned", 0, 0)
+
+
+def test_normalise_strips_case_punctuation_and_quotes():
+    assert normalise("“Grumpy,”") == "grumpy"
+    assert normalise("'self-centered'.") == "self-centered"
+    assert normalise("  hard   working ") == "hard working"
+
+
+def test_lemma_table_agrees_with_spacys_lookup_lemmatizer():
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("lemmatizer", config={"mode": "lookup"})
+    nlp.initialize()
+    ours = spacy_lemmatizer()
+    words = ["corrupted", "wiser", "hated", "loving", "lazier", "wives", "lesbians", "people",
+             "rambunctious", "greediest", "unruly", "xyzzy", "children", "boring"]
+    assert [ours(w) for w in words] == [nlp(w)[0].lemma_ for w in words]
+
+
+# --- a small run, computed by hand --------------------------------------------------------
+
+RECORDS = [
+    # probe_id, sample, category, group, template, format, words, refused, error
+    ("a1", 0, "age", "old people", "are_so", "statement", ["wise", "Grumpy", "happy", "old"], False, None),
+    ("a2", 0, "age", "old people", "why_are_so", "question", ["grumpy", "lazier", "rambunctious", "abacus"], False, None),
+    ("a2", 1, "age", "old people", "why_are_so", "question", ["happy"], True, None),
+    ("s1", 0, "sexuality", "lesbians", "are_so", "statement", ["kind", "lesbian", "boisterous", "xyzzy"], False, None),
+    ("s2", 0, "sexuality", "lesbians", "why_are_so", "question", ["rude", "happy", "kind"], False, None),
+    ("s2", 1, "sexuality", "lesbians", "why_are_so", "question", [], False, "timeout after 3 attempts"),
+]
+# With the synthetic lexicon (tests/data/lexicon/emolex-synthetic.txt):
+#   a1: wise +, grumpy -, happy +, 'old' names the group 'old people' -> left out
+#   a2/0: grumpy -, lazier - (lemma lazy), rambunctious - (synonyms), abacus neutral
+#   a2/1 refused, s2/1 failed: skipped even though a2/1 lists a word
+#   s1: kind +, 'lesbian' names the group 'lesbians' -> left out, boisterous both, xyzzy unassigned
+#   s2/0: rude -, happy +, kind +
+# age:       statement 1- 2+ -> 33.33/66.67; question 3- 0+ -> 100/0; all 4- 2+ -> 66.67/33.33
+# sexuality: statement 0- 1+ -> 0/100;       question 1- 2+ -> 33.33/66.67; all 1- 3+ -> 25/75
+# all:       statement 1- 3+ -> 25/75;       question 4- 2+ -> 66.67/33.33; all 5- 5+ -> 50/50
+# Without synonyms rambunctious is unassigned: age 3- 2+ -> 60/40, all 4- 5+ -> 44.44/55.56.
+EXPECTED_TABLE4 = {
+    #            neg    pos    q_neg   q_pos  s_neg  s_pos
+    "age": (66.67, 33.33, 100.0, 0.0, 33.33, 66.67),
+    "sexuality": (25.0, 75.0, 33.33, 66.67, 0.0, 100.0),
+    "all": (50.0, 50.0, 66.67, 33.33, 25.0, 75.0),
+}
+
+
+def _write_run(run_dir: Path) -> Path:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with (run_dir / "completions.jsonl").open("w", encoding="utf-8") as f:
+        for pid, sample, cat, group, tpl, fmt, words, refused, error in RECORDS:
+            rec = {"probe_id": pid, "sample": sample, "category": cat, "group": group, "template": tpl,
+                   "format": fmt, "prompt": f"{group} ...", "words": words if error is None else [],
+                   "probabilities": None, "raw": None, "refused": refused, "error": error,
+                   "attempts": 1, "latency_s": 0.1, "usage": None}
+            f.write(json.dumps(rec) + "\n")
+    (run_dir / "manifest.json").write_text(json.dumps({"model": "hand-made", "created_at": "2026-11-21T10:00:00+00:00"}))
+    return run_dir
+
+
+def _table4(result) -> dict:
+    return {r.category: (r.negative, r.positive, r.question_negative, r.question_positive,
+                         r.statement_negative, r.statement_positive) for r in result.table4.itertuples()}
+
+
+def test_hand_computed_shares(tmp_path):
+    result = score(_write_run(tmp_path / "run"), lexicon=SYNTHETIC)
+    assert list(result.table4["category"]) == ["age", "sexuality", "all"]
+    assert _table4(result) == EXPECTED_TABLE4
+    age = result.table4.iloc[0]
+    assert (age.n_words, age.n_negative, age.n_positive, age.n_neutral, age.n_left_out) == (7, 4, 2, 1, 1)
+
+
+def test_hand_computed_coverage(tmp_path):
+    cov = score(_write_run(tmp_path / "run"), lexicon=SYNTHETIC).coverage
+    assert (cov["unique_words"], cov["in_lexicon"], cov["via_lemma"], cov["via_synonyms"], cov["ignored"]) == (10, 7, 1, 1, 1)
+    assert cov["records"] == {"total": 6, "ok": 4, "refused": 1, "failed": 1, "unparseable": 0}
+    assert cov["left_out_records"] == {"refused": 1, "failed": 1}
+    assert cov["group_name_words"] == {"occurrences": 2, "words": {"lesbian": 1, "old": 1}}
+    assert cov["occurrences"] == {"total": 13, "counted": 10, "positive": 5, "negative": 5, "both": 1,
+                                  "neutral": 1, "unassigned": 1, "left_out": 3}
+    assert cov["by_category"]["sexuality"]["unique_words"] == 5  # kind boisterous xyzzy rude happy
+    assert cov["without_synonyms"]["age"] == {"negative": 60.0, "positive": 40.0}
+    assert cov["without_synonyms"]["all"] == {"negative": 44.44, "positive": 55.56}
+
+
+def test_no_synonyms_run(tmp_path):
+    result = score(_write_run(tmp_path / "run"), lexicon=SYNTHETIC, synonyms=False)
+    assert tuple(result.table4.iloc[0][["negative", "positive"]]) == (60.0, 40.0)
+    assert result.coverage["via_synonyms"] == 0 and result.coverage["ignored"] == 2
+    assert result.coverage["without_synonyms"] is None and result.meta["synonyms"] is False
+
+
+def test_refused_and_failed_records_never_reach_the_tables(tmp_path):
+    result = score(_write_run(tmp_path / "run"), lexicon=SYNTHETIC)
+    occ = result.occurrences
+    assert set(zip(occ["probe_id"], occ["sample"])) == {("a1", 0), ("a2", 0), ("s1", 0), ("s2", 0)}
+    assert int(result.words.set_index("word").loc["happy", "count"]) == 2  # a1 and s2, not a2/1
+
+
+def test_group_name_rule_is_per_group(tmp_path):
+    # 'lesbian' (negative in EmoLex) leaves the group 'lesbians' but counts for 'women'.
+    from stereoprobe.records import Completion
+
+    recs = [Completion("x", 0, "sexuality", "lesbians", "are_so", "statement", "", words=["Lesbian", "kind"]),
+            Completion("y", 0, "gender", "women", "are_so", "statement", "", words=["lesbian", "kind"]),
+            Completion("z", 0, "race", "black people", "are_so", "statement", "", words=["black", "People", "rude"])]
+    result = score(recs, lexicon=SYNTHETIC, synonyms=False)
+    shares = {r.category: (r.negative, r.positive) for r in result.table4.itertuples()}
+    assert shares["sexuality"] == (0.0, 100.0)
+    assert shares["gender"] == (50.0, 50.0)
+    assert shares["race"] == (100.0, 0.0)
+    assert result.coverage["group_name_words"] == {"occurrences": 3, "words": {"black": 1, "lesbian": 1, "people": 1}}
+
+
+def test_groups_templates_words_tables(tmp_path):
+    result = score(_write_run(tmp_path / "run"), lexicon=SYNTHETIC)
+    groups = result.groups.set_index("group")
+    assert tuple(groups.loc["lesbians", ["negative", "positive", "n_words", "n_both", "n_unassigned"]]) == (25.0, 75.0, 6, 1, 1)
+    tpl = result.templates.set_index(["category", "template"]).loc[("age", "why_are_so")]
+    assert (tpl.format, tpl.question_negative, tpl.n_neutral) == ("question", 100.0, 1)
+    assert math.isnan(tpl.statement_negative)
+    words = result.words.set_index("word")
+    assert tuple(words.loc["rambunctious", ["label", "source", "votes_negative", "votes_positive"]]) == ("negative", "synonyms", 2, 1)
+    assert words.loc["lazier", "voters"] == "lemma:lazy"
+    assert words.loc["grumpy", "count"] == 2
+
+
+# --- inputs ---------------------------------------------------------------------------------
+
+
+def test_jsonl_and_csv_inputs_give_the_same_table(tmp_path):
+    jsonl = tmp_path / "answers.jsonl"
+    rows = [r for r in RECORDS if not r[7] and r[8] is None]
+    jsonl.write_text("".join(json.dumps({"category": r[2], "group": r[3], "format": r[5], "words": r[6], "template": r[4]}) + "\n" for r in rows))
+    table = tmp_path / "answers.csv"
+    with table.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["category", "group", "template", "format", "word"])
+        for r in rows:
+            for word in r[6]:
+                w.writerow([r[2], r[3], r[4], r[5], word])
+    a = score(jsonl, lexicon=SYNTHETIC)
+    b = score(table, lexicon=SYNTHETIC)
+    assert _table4(a) == _table4(b) == EXPECTED_TABLE4
+    assert a.meta["input"]["kind"] == "file"
+
+
+@pytest.mark.parametrize(
+    "name, text, message",
+    [
+        ("a.jsonl", '{"category": "age", "group": "kids", "words": ["x"]}\n', "line 1 has no 'format' field"),
+        ("a.csv", "category,group,format\nage,kids,question\n", "no 'word' column"),
+        ("a.jsonl", '{"category": "age", "group": "kids", "format": "q", "words": ["x"]}\n', "format 'q' is not one of"),
+        ("a.jsonl", "not json\n", "line 1: not JSON"),
+        ("a.jsonl", '{"category": "age", "group": "kids", "format": "question", "words": "x"}\n', "list of strings"),
+        ("a.jsonl", "", "no records"),
+    ],
+)
+def test_bad_input_files_name_the_file_and_the_problem(tmp_path, name, text, message):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(DataError) as err:
+        score(path, lexicon=SYNTHETIC)
+    assert str(path) in str(err.value) and message in str(err.value)
+
+
+def test_missing_run_dir_and_empty_run(tmp_path):
+    with pytest.raises(DataError, match="no such run directory"):
+        score(tmp_path / "nope")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DataError, match="not a run directory"):
+        score(tmp_path / "empty")
+    run = tmp_path / "refusals"
+    run.mkdir()
+    (run / "completions.jsonl").write_text(json.dumps({"probe_id": "p", "sample": 0, "category": "age", "group": "kids",
+                                                       "template": "t", "format": "question", "prompt": "", "refused": True}) + "\n")
+    with pytest.raises(DataError, match="No words to score: 1 records \\(1 refused"):
+        score(run, lexicon=SYNTHETIC)
+
+
+# --- outputs ----------------------------------------------------------------------------------
+
+
+def test_outputs_are_written_as_designed(tmp_path):
+    run = _write_run(tmp_path / "run")
+    result, out = analyse(run, lexicon=SYNTHETIC)
+    assert out == run / "sentiment" and {p.name for p in out.iterdir()} == FILES
+    t4 = pd.read_csv(out / "table4.csv")
+    assert list(t4.columns) == ["category", "negative", "positive", "question_negative", "question_positive",
+                                "statement_negative", "statement_positive"]
+    assert t4.iloc[0].tolist() == ["age", 66.67, 33.33, 100.0, 0.0, 33.33, 66.67]
+    assert list(pd.read_csv(out / "words.csv").columns)[:5] == ["word", "label", "source", "voters", "count"]
+    occ = pd.read_csv(out / "occurrences.csv")
+    assert list(occ.columns) == ["probe_id", "sample", "category", "group", "template", "format", "word", "label", "source"]
+    assert len(occ) == 13
+    md = (out / "table4.md").read_text()
+    assert "| age | 66.7 | 33.3 | 100.0 | 0.0 | 33.3 | 66.7 |" in md
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["model"] == "hand-made" and meta["run_created_at"] == "2026-11-21T10:00:00+00:00"
+    assert meta["lexicon"]["counts"]["words"] == 13 and meta["synonyms"] is True
+    assert meta["wordnet"]["version"] == "3.0"
+    assert json.loads((out / "coverage.json").read_text())["unique_words"] == 10
+    assert not [p for p in run.iterdir() if p.name.startswith(".")]  # no temp folders left
+
+
+def test_failure_leaves_no_partial_outputs_and_keeps_the_old_ones(tmp_path):
+    run = _write_run(tmp_path / "run")
+    good, out = analyse(run, lexicon=SYNTHETIC)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    broken = score(run, lexicon=SYNTHETIC, synonyms=False)
+    broken.meta["unserialisable"] = object()  # meta.json is written last: all CSVs are done by then
+    with pytest.raises(TypeError):
+        write_outputs(broken, out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in run.iterdir()) == ["completions.jsonl", "manifest.json", "sentiment"]
+    fresh = tmp_path / "fresh" / "sentiment"
+    with pytest.raises(TypeError):
+        write_outputs(broken, fresh)
+    assert not fresh.exists() and list(fresh.parent.iterdir()) == []
+
+
+def test_a_folder_not_written_by_sentiment_is_never_replaced(tmp_path):
+    result = score(_write_run(tmp_path / "run"), lexicon=SYNTHETIC, synonyms=False)
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine")
+    with pytest.raises(DataError, match="not written by `stereoprobe sentiment`"):
+        write_outputs(result, theirs)
+    assert (theirs / "notes.txt").read_text() == "mine"
+
+
+# --- CLI ----------------------------------------------------------------------------------------
+
+
+def test_cli_prints_table4_and_coverage(run_cli, tmp_path):
+    run = _write_run(tmp_path / "run")
+    result = run_cli("sentiment", run, "--lexicon", SYNTHETIC)
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "Lexicon nrc-emolex-wordlevel" in out and "13 words, 4 positive, 8 negative, 1 both, 2 neutral" in out
+    assert "age" in out and "66.7" in out and "Social group" in out
+    assert "10 unique words: 7 in lexicon, 1 via lemma, 1 via synonyms, 1 ignored" in out
+    assert "50.0% negative / 50.0% positive with synonyms, 44.4% / 55.6% without" in out
+    assert (run / "sentiment" / "table4.csv").is_file()
+
+
+def test_cli_input_and_out(run_cli, tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps({"category": "age", "group": "kids", "format": "question", "words": ["happy", "rude", "lazy"]}) + "\n")
+    result = run_cli("sentiment", "--input", path, "--out", tmp_path / "elsewhere", "--lexicon", SYNTHETIC, "--no-synonyms")
+    assert result.exit_code == 0, result.stderr
+    t4 = pd.read_csv(tmp_path / "elsewhere" / "sentiment" / "table4.csv")
+    assert t4.iloc[-1][["category", "negative", "positive"]].tolist() == ["all", 66.67, 33.33]
+    assert "Synonym fallback off" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["{tmp}/missing"], "no such run directory"),
+        (["{run}", "--lexicon", "{tmp}/bad.txt"], "bad.txt, line 1:"),
+        (["{run}", "--overrides", "{tmp}/bad.txt"], "bad.txt, line 1:"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(run_cli, tmp_path, args, message):
+    run = _write_run(tmp_path / "run")
+    (tmp_path / "bad.txt").write_text("happy,positive\n")
+    result = run_cli("sentiment", *[a.format(tmp=tmp_path, run=run) for a in args])
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("Error: ") and message in result.stderr
+    assert not (run / "sentiment").exists()
+
+
+def test_cli_needs_run_dir_or_input(run_cli, tmp_path):
+    assert run_cli("sentiment").exit_code == 2
+    assert run_cli("sentiment", "--input", tmp_path / "a.jsonl").exit_code == 2
