@@ -101,7 +101,7 @@ def read_jsonl(path: Path) -> list[Completion]:
         out.append(
             Completion(
                 probe_id=str(obj.get("probe_id") or ""),
-                sample=int(obj.get("sample") or 0),
+                sample=_sample(str(obj.get("sample") or 0), where),
                 category=str(obj["category"]),
                 group=str(obj["group"]),
                 template=str(obj.get("template") or ""),

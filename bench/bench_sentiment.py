@@ -1,0 +1,116 @@
+"""Benchmark `stereoprobe sentiment` on a full 2,292-probe run (not a test).
+
+    python bench/bench_sentiment.py [RUN_DIR ...]
+
+Without arguments it synthesises a run: every probe of stereoprobe.load_probes() answered
+with ten words drawn (Zipf-weighted, seeded) from 1,500 single-word WordNet adjectives,
+about 1% refused and 0.5% failed records, so about 22,700 word occurrences. Real run
+directories (e.g. /work/main/runs/*) given as arguments, or found under ./runs, are
+measured too. Each measurement runs `python -m stereoprobe sentiment RUN_DIR` in a fresh
+process: wall time and peak RSS include imports, lexicon and WordNet loading. Results are
+recorded in docs/sentiment.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+import stereoprobe  # noqa: E402
+from stereoprobe.records import Completion  # noqa: E402
+
+VOCABULARY = 1500
+SEED = 2023
+
+
+def adjectives(n: int, seed: int) -> list[str]:
+    """``n`` single-word WordNet adjectives, 57% of them in EmoLex as in the paper (834/1,456)."""
+    from stereoprobe.lexicon import load_bundled
+    from stereoprobe.wordnet import load_wordnet
+
+    lex = load_bundled()
+    names = sorted({l.name().lower() for s in load_wordnet().all_synsets("a") for l in s.lemmas() if l.name().isalpha()})
+    rng = random.Random(seed)
+    known = rng.sample([w for w in names if w in lex], round(n * 0.57))
+    unknown = rng.sample([w for w in names if w not in lex], n - len(known))
+    vocab = known + unknown
+    rng.shuffle(vocab)
+    return vocab
+
+
+def synthesise(run_dir: Path, seed: int = SEED) -> int:
+    rng = random.Random(seed)
+    vocab = adjectives(VOCABULARY, seed)
+    weights = [1.0 / (rank + 1) ** 0.8 for rank in range(len(vocab))]
+    n = 0
+    with (run_dir / "completions.jsonl").open("w", encoding="utf-8") as f:
+        for probe in stereoprobe.load_probes():
+            roll = rng.random()
+            refused, error, words = roll < 0.01, None, []
+            if 0.01 <= roll < 0.015:
+                error = "synthetic failure"
+            elif not refused:
+                words = rng.choices(vocab, weights, k=10)
+            n += len(words)
+            rec = Completion(probe.probe_id, 0, probe.category, probe.group, probe.template, probe.format,
+                             probe.text, words=words, refused=refused, error=error)
+            f.write(json.dumps(rec.to_dict()) + "\n")
+    (run_dir / "manifest.json").write_text(json.dumps({"model": "synthetic-wordnet-adjectives", "created_at": None}))
+    return n
+
+
+def measure(run_dir: Path, cache: Path | None = None) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if cache is not None:  # an empty cache: this run makes the WordNet copy first
+        env["STEREOPROBE_CACHE"] = str(cache)
+    proc = subprocess.run([sys.executable, "-m", "stereoprobe", "sentiment", str(run_dir)],
+                          capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if proc.returncode != 0:
+        raise SystemExit(f"sentiment failed on {run_dir}: {proc.stderr.strip()}")
+    cov = json.loads((run_dir / "sentiment" / "coverage.json").read_text())
+    # ru_maxrss of children is the largest child so far; every child runs the same command
+    return {"run": str(run_dir), "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+            "peak_rss_mb": round(after.ru_maxrss / 1024, 1),
+            "occurrences": cov["occurrences"]["total"], "unique_words": cov["unique_words"],
+            "in_lexicon": cov["in_lexicon"], "via_lemma": cov["via_lemma"],
+            "via_synonyms": cov["via_synonyms"], "ignored": cov["ignored"], "stdout": proc.stdout}
+
+
+def main(argv: list[str]) -> None:
+    runs = [Path(a) for a in argv]
+    if not runs and Path("runs").is_dir():
+        runs = [p for p in sorted(Path("runs").iterdir()) if (p / "completions.jsonl").is_file()]
+    print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}")
+    with tempfile.TemporaryDirectory() as tmp:
+        synthetic = Path(tmp) / "synthetic-run"
+        synthetic.mkdir()
+        n = synthesise(synthetic)
+        print(f"synthetic run: {n} word occurrences")
+        first = measure(synthetic, cache=Path(tmp) / "empty-cache")
+        print("first run, empty cache:", json.dumps({k: v for k, v in first.items() if k != "stdout"}))
+        for run in [synthetic, *runs]:
+            results = [measure(run) for _ in range(3)]
+            print(results[0]["stdout"])
+            for r in results:
+                r.pop("stdout")
+                print(json.dumps(r))
+        print(f"load average: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
