@@ -1,0 +1,43 @@
+"""`stereoprobe report RUN_DIR`: figures and per-group briefings from sentiment outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from stereoprobe.cli._common import friendly_errors
+
+
+@click.command("report")
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--only", type=click.Choice(["figures", "briefing"]), help="Write only the figures or only the briefings.")
+@click.option("--category", "categories", multiple=True, metavar="C",
+              help="Only this category's figures and briefing page (repeatable).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Write figures/ and briefing/ under DIR instead of RUN_DIR.")
+@click.option("--workers", type=click.IntRange(1, 64), help="Processes drawing groups (default: one per CPU).")
+@friendly_errors
+def command(run_dir, only, categories, out, workers):
+    """Draw the paper's figures and write policy briefings for a scored run.
+
+    Needs RUN_DIR/sentiment/ from `stereoprobe sentiment RUN_DIR`. Writes
+    RUN_DIR/figures/ (Figure 2, Figure 3 per category, word clouds; PNG and SVG)
+    and RUN_DIR/briefing/ (index.html, one self-contained HTML page per category,
+    a PNG slide per group). Open briefing/index.html in a browser; no network needed.
+
+    \b
+    Examples:
+      stereoprobe report runs/chatgpt
+      stereoprobe report runs/chatgpt --only briefing --category gender
+      stereoprobe report runs/chatgpt --category political --category religion
+      stereoprobe report runs/chatgpt --out /tmp/report
+    """
+    from stereoprobe.report import build_report
+
+    result = build_report(run_dir, out=out, categories=list(categories) or None, only=only, workers=workers)
+    if result.figures:
+        click.echo(f"Wrote {len(result.figures)} figure files to {result.out / 'figures'}.")
+    if result.briefing:
+        click.echo(f"Wrote {len(result.briefing)} briefing files; open {result.out / 'briefing' / 'index.html'}.")
+    click.echo(f"Done in {result.seconds:.1f} s.", err=True)
