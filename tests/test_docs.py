@@ -1,0 +1,47 @@
+"""Docs that cannot drift: the README's commands and every command's help."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from stereoprobe.cli import COMMANDS, cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _readme_command(label: str) -> str:
+    text = (ROOT / "README.md").read_text()
+    match = re.search(rf"<!-- {label} -->\s*```(?:bash|sh)?\n(.+?)\n```", text, re.S)
+    assert match, f"README.md has no block marked <!-- {label} -->"
+    return match.group(1).strip()
+
+
+def test_ci_runs_the_readme_test_command():
+    command = _readme_command("test-command")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert command in ci.splitlines()
+
+
+def test_readme_main_command_uses_the_embedded_default():
+    command = _readme_command("main-command")
+    assert "pip install '.[local]'" in command
+    assert "stereoprobe collect" in command and "--model" not in command
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_command_has_help_with_examples(name):
+    result = CliRunner().invoke(cli, [name, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Examples:" in result.output
+    assert f"stereoprobe {name}" in result.output
+
+
+def test_top_level_help_lists_the_pipeline():
+    result = CliRunner().invoke(cli, ["--help"])
+    assert result.exit_code == 0
+    for name in COMMANDS:
+        assert name in result.output
