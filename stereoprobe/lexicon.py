@@ -21,7 +21,7 @@ Sources (see lexicons/README.md):
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 
@@ -121,7 +121,7 @@ class Lexicon:
             "path": self.path,
             "version": self.version,
             "counts": self.counts(),
-            "overrides": [o.__dict__ for o in self.overrides],
+            "overrides": [asdict(o) for o in self.overrides],
         }
 
 

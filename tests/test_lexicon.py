@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -181,3 +182,15 @@ def test_bad_overrides_name_the_line(tmp_path, line, message):
 def test_lexicon_object_passes_through_load_lexicon():
     lex = Lexicon("demo", "", {"a": "positive"})
     assert load_lexicon(lex) is lex
+
+
+@pytest.mark.skipif(
+    not os.environ.get("STEREOPROBE_NRC_FILE"),
+    reason="set STEREOPROBE_NRC_FILE to your copy of NRC-Emotion-Lexicon-Wordlevel-v0.92.txt (never committed)",
+)
+def test_a_users_official_file_has_the_published_counts():
+    lex = load_official(os.environ["STEREOPROBE_NRC_FILE"])
+    assert lex.counts() == {"words": 14182, "positive": 2312, "negative": 3324, "both": 81, "neutral": 7714}
+    # every word with a polarity in the official file is in the bundled subset too
+    bundled = load_bundled()
+    assert {w for w, label in lex.labels.items() if label != "neutral"} <= set(bundled.labels)

@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -122,7 +122,7 @@ def score(
     meta = dict(source.meta)
     meta.update(
         lexicon=lex.meta(),
-        overrides=[o.__dict__ for o in lex.overrides],
+        overrides=[asdict(o) for o in lex.overrides],
         synonyms=labeller.synonyms,
         stereoprobe_version=__version__,
         created_at=now_iso(),
