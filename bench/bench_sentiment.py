@@ -5,8 +5,8 @@
 Without arguments it synthesises a run: every probe of stereoprobe.load_probes() answered
 with ten words drawn (Zipf-weighted, seeded) from 1,500 single-word WordNet adjectives,
 about 1% refused and 0.5% failed records, so about 22,700 word occurrences. Real run
-directories (e.g. /work/main/runs/*) given as arguments, or found under ./runs, are
-measured too. Each measurement runs `python -m stereoprobe sentiment RUN_DIR` in a fresh
+directories (e.g. runs/gemma-3-270m) given as arguments, or found under ./runs, are
+measured too, on a temporary copy. Each measurement runs `python -m stereoprobe sentiment RUN_DIR` in a fresh
 process: wall time and peak RSS include imports, lexicon and WordNet loading. Results are
 recorded in docs/sentiment.md.
 """
@@ -17,6 +17,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -103,7 +104,15 @@ def main(argv: list[str]) -> None:
         print(f"synthetic run: {n} word occurrences")
         first = measure(synthetic, cache=Path(tmp) / "empty-cache")
         print("first run, empty cache:", json.dumps({k: v for k, v in first.items() if k != "stdout"}))
-        for run in [synthetic, *runs]:
+        copies = []
+        for i, run in enumerate(runs):  # measured on a copy: the bench never writes into a real run
+            copy = Path(tmp) / f"{i}-{run.name}"
+            copy.mkdir()
+            for name in ("completions.jsonl", "manifest.json"):
+                if (run / name).is_file():
+                    shutil.copy2(run / name, copy / name)
+            copies.append(copy)
+        for run in [synthetic, *copies]:
             results = [measure(run) for _ in range(3)]
             print(results[0]["stdout"])
             for r in results:
