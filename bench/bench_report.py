@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -54,6 +55,12 @@ def synthetic_occurrences(seed: int = 0, vocabulary: int = 1500, per_probe: int 
     return out
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and its reaped children (the pool's workers)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workers", type=int, default=None, help="processes (default: one per CPU)")
@@ -70,11 +77,15 @@ def main() -> None:
     print(f"synthetic run: {groups} groups, {len(stereoprobe.load_probes())} probes, {len(occ)} word occurrences "
           f"({t1 - t0:.1f} s to write)")
 
+    load0, cpu0 = os.getloadavg()[0], cpu_seconds()
     result = build_report(run, workers=args.workers)
+    cpu = cpu_seconds() - cpu0
     size = sum(p.stat().st_size for p in result.paths)
     pages = sorted((p.stat().st_size, p.name) for p in result.briefing if p.suffix == ".html")
     print(f"build_report: {result.seconds:.1f} s wall, workers={args.workers or os.cpu_count()}, "
           f"cpus={os.cpu_count()}")
+    print(f"  {cpu:.1f} CPU-s in all processes; load average {load0:.1f} before, "
+          f"{os.getloadavg()[0]:.1f} after (other work on the machine inflates wall time)")
     print(f"  {len(result.figures)} figure files, {len(result.briefing)} briefing files, {size / 1e6:.0f} MB")
     print(f"  largest page: {pages[-1][1]} {pages[-1][0] / 1e6:.1f} MB")
     if tmp:

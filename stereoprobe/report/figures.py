@@ -150,7 +150,8 @@ def figure_templates(data: SentimentData, category: str) -> "Figure":
         if count:
             ax.annotate(label, xy=(start + count / 2 - 0.5, 1), xycoords=("data", "axes fraction"),
                         xytext=(0, 34), textcoords="offset points", ha="center", fontsize=9, fontweight="bold")
-    cax = fig.add_axes(((left + cell * m + 0.25) / width, bottom / height, 0.15 / width, min(row * n, 2.5) / height))
+    bar_h = min(row * n, 2.5)  # the colour key sits beside the first rows, where readers start
+    cax = fig.add_axes(((left + cell * m + 0.25) / width, (bottom + row * n - bar_h) / height, 0.15 / width, bar_h / height))
     fig.colorbar(im, cax=cax).set_label("negative words (%)", fontsize=8)
     cax.tick_params(labelsize=7)
     fig.text(0.5, 1 - 0.1 / height, f"Negative share per template: {category}", fontsize=12, ha="center", va="top")
