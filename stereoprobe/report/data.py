@@ -97,9 +97,15 @@ class SentimentData:
         for key in ("mode", "backend", "endpoint", "samples"):
             if key in self.manifest and self.manifest[key] not in (None, ""):
                 out.append((key, _plain(self.manifest[key])))
-        params = self.manifest.get("parameters")
-        if isinstance(params, dict):
-            out += [(str(k), _plain(v)) for k, v in params.items() if v not in (None, "")]
+        if self.meta.get("run_status"):
+            out.append(("run status", _plain(self.meta["run_status"])))
+        params = self.manifest.get("parameters") or self.manifest.get("settings")
+        if isinstance(params, dict):  # scalars only: nested filters and hashes are noise here
+            seen = {k for k, _ in out}
+            out += [
+                (str(k), _plain(v)) for k, v in params.items()
+                if k not in seen and v not in (None, "") and not isinstance(v, (dict, list)) and "sha" not in k
+            ]
         counts = self.manifest.get("counts")
         if isinstance(counts, dict):
             out.append(("probe results", ", ".join(f"{k} {v}" for k, v in counts.items())))
