@@ -14,17 +14,23 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from stereoprobe.api import CollectRequest, estimate_collect, run_collect  # noqa: E402
 from stereoprobe.catalog import Catalog, load_catalog, load_probes  # noqa: E402
 from stereoprobe.errors import StereoprobeError  # noqa: E402
 from stereoprobe.records import Answer, Completion, Probe  # noqa: E402
+from stereoprobe.store import read_completions  # noqa: E402
 
 __all__ = [
     "Answer",
     "Catalog",
+    "CollectRequest",
     "Completion",
     "Probe",
     "StereoprobeError",
     "__version__",
+    "estimate_collect",
     "load_catalog",
     "load_probes",
+    "read_completions",
+    "run_collect",
 ]

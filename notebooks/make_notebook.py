@@ -1,0 +1,70 @@
+"""Writes walkthrough.ipynb (kept as a script so the notebook's source reviews as text).
+
+Run: python notebooks/make_notebook.py
+"""
+
+from pathlib import Path
+
+import nbformat as nbf
+
+md, code = nbf.v4.new_markdown_cell, nbf.v4.new_code_cell
+cells = [
+    md("# A small stereotype study with stereoprobe\n\n"
+       "This notebook runs the method of Busker, Choenni & Bargh (2023) end to end from Python: "
+       "the probes, a small collection on the embedded local model, the sentiment tables as "
+       "pandas DataFrames, and the figures. The test suite executes it, so it breaks loudly "
+       "when the API changes.\n\n"
+       "*The outputs contain stereotypes, some offensive: that is what is being measured.*"),
+    code("import shutil, tempfile\nfrom pathlib import Path\n\nimport pandas as pd\nimport stereoprobe\n\n"
+         "EXAMPLE = Path('example_run')          # collected by the embedded model, kept in the repo\n"
+         "WORK = Path(tempfile.mkdtemp())        # everything this notebook writes goes here\n"
+         "stereoprobe.__version__"),
+    md("## 1. Probes\n\nNine categories, 382 social groups, six templates (three questions, three "
+       "statements; countries have their own): 2,292 probes."),
+    code("probes = pd.DataFrame([p.to_dict() for p in stereoprobe.load_probes()])\n"
+         "print(len(probes), 'probes')\n"
+         "probes.groupby('category').agg(groups=('group', 'nunique'), probes=('probe_id', 'size'))"),
+    code("probes[probes.group == 'old people'][['probe_id', 'template', 'format', 'text']]"),
+    md("## 2. Collect a few answers\n\n"
+       "With no model and no endpoint, `run_collect` uses the embedded Gemma 3 270M offline, in "
+       "next-word mode: the ten most probable next words after the probe text, with their "
+       "probabilities. (With `model=` and an API key it asks a chat model, the paper's method.)"),
+    code("small = stereoprobe.run_collect(groups=['Sikhs'], out=WORK / 'sikhs', progress=False)\n"
+         "print(small.summary())\n"
+         "records = stereoprobe.read_completions(WORK / 'sikhs')\n"
+         "pd.DataFrame([{'probe': r.prompt, 'words': ', '.join(r.words)} for r in records])"),
+    md("## 3. Sentiment: the paper's Table 4\n\n"
+       "The example run in `example_run/` holds the political and religion categories (114 "
+       "probes), collected by the same embedded model with `stereoprobe collect --category "
+       "political --category religion --out notebooks/example_run`. `score` maps every word to "
+       "NRC sentiment (lexicon, then lemma, then the majority of its WordNet synonyms)."),
+    code("from stereoprobe.sentiment import score, write_outputs\n\n"
+         "result = score(EXAMPLE)\n"
+         "result.table4"),
+    code("result.groups.sort_values('negative', ascending=False)"
+         "[['category', 'group', 'negative', 'question_negative', 'statement_negative', 'n_words']]"),
+    md("Where did each label come from? `source` is `lexicon`, `lemma`, `synonyms` (with the voters) "
+       "or `none`."),
+    code("result.words.head(15)"),
+    code("{k: result.coverage[k] for k in ('unique_words', 'in_lexicon', 'via_lemma', 'via_synonyms', 'ignored')}"),
+    md("The paper reports that leaving out the synonym fallback changed little. Check it here:"),
+    code("without = score(EXAMPLE, synonyms=False)\n"
+         "pd.DataFrame({'with synonyms': result.table4.set_index('category').negative,\n"
+         "              'without': without.table4.set_index('category').negative})"),
+    md("## 4. Figures\n\nThe report stage reads the files `stereoprobe sentiment` writes; copy the "
+       "example run to a scratch folder and write them there."),
+    code("run = WORK / 'example'\nshutil.copytree(EXAMPLE, run)\nwrite_outputs(result, run / 'sentiment')\n\n"
+         "from stereoprobe.report import load_sentiment, figure_formats, figure_templates, figure_cloud, build_report\n"
+         "data = load_sentiment(run)\n"
+         "figure_formats(data)   # Figure 2 of the paper"),
+    code("figure_templates(data, 'political')   # Figure 3, for one category"),
+    code("figure_cloud(data, 'political', 'capitalists', by_format=True)   # Figure 4: questions vs statements"),
+    md("## 5. Briefings\n\n`build_report` writes all figures and a self-contained HTML briefing per "
+       "category (open `briefing/index.html`)."),
+    code("report = build_report(run)\nsorted(p.name for p in (run / 'briefing').glob('*.html'))"),
+]
+nb = nbf.v4.new_notebook(cells=cells, metadata={
+    "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+    "language_info": {"name": "python"},
+})
+nbf.write(nb, Path(__file__).with_name("walkthrough.ipynb"))
