@@ -6,6 +6,8 @@ copies examples, but its next-token distribution after the probe text is meaning
 ``ask`` evaluates the probe text once, takes the ``candidates`` most probable next
 tokens (softmax over the whole vocabulary), and completes each partial word on top of
 the probe's KV cache (only the word's own tokens are evaluated, never the probe again).
+Everything is decoded one token at a time, so the KV cache of a previous probe's common
+prefix ("why are") is reused exactly, with no effect on the numbers.
 Ranking and filtering are shared with remote endpoints (``backends/nextword.py``).
 """
 
@@ -139,6 +141,13 @@ class LocalModelBackend:
                 n_ctx=self.n_ctx,
                 n_threads=self.n_threads,
                 logits_all=False,
+                # One token per decode, always. Switching llama.cpp between batch sizes
+                # costs seconds per switch on CPU (measured: a 6-token probe after
+                # 1-token completions took ~3 s, token by token 0.14 s), and batched and
+                # token-by-token decoding differ slightly numerically: one path for all
+                # keeps an answer independent of the probe asked before it.
+                n_batch=1,
+                n_ubatch=1,
                 seed=self.seed,
                 verbose=False,
             )
@@ -175,10 +184,6 @@ class LocalModelBackend:
             prompt_ids = llm.tokenize(probe.prefix.encode("utf-8"), add_bos=True, special=False)
             if len(prompt_ids) + self.max_word_tokens > self.n_ctx:
                 raise ValueError(f"probe is {len(prompt_ids)} tokens, too long for n_ctx={self.n_ctx}")
-            # The probe is always evaluated whole, in one batch: llama.cpp's batched and
-            # token-by-token paths differ slightly numerically, so reusing a previous
-            # probe's prefix would make an answer depend on the probe asked before it.
-            llm.reset()
             logits = self._eval_to(prompt_ids)
             probs = np.exp(logits - logits.max())
             probs /= probs.sum()
