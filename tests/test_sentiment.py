@@ -140,8 +140,10 @@ def _write_run(run_dir: Path) -> Path:
 
 
 def _table4(result) -> dict:
-    return {r.category: (r.negative, r.positive, r.question_negative, r.question_positive,
-                         r.statement_negative, r.statement_positive) for r in result.table4.itertuples()}
+    """Table 4 rounded to two decimals, as table4.csv writes it (the DataFrame keeps full precision)."""
+    return {r.category: tuple(round(v, 2) for v in (r.negative, r.positive, r.question_negative, r.question_positive,
+                                                     r.statement_negative, r.statement_positive))
+            for r in result.table4.itertuples()}
 
 
 def test_hand_computed_shares(tmp_path):

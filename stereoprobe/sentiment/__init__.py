@@ -6,7 +6,7 @@
     >>> rec = Completion("p1", 0, "age", "old people", "are_so", "statement", "old people are so ...",
     ...                  words=["grumpy", "Wise", "slow", "old"])
     >>> result = score([rec], lexicon=lex, synonyms=False)
-    >>> print(result.table4[["category", "negative", "positive", "n_left_out"]].to_string(index=False))
+    >>> print(result.table4[["category", "negative", "positive", "n_left_out"]].round(2).to_string(index=False))
     category  negative  positive  n_left_out
          age     66.67     33.33           0
          all     66.67     33.33           0

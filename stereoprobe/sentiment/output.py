@@ -103,14 +103,18 @@ def _is_ours(path: Path) -> bool:
         return False
 
 
+def _rounded(table: Any, columns: list[str]) -> Any:
+    """The columns to write, shares rounded to two decimals (from full precision)."""
+    return table[columns].round({c: 2 for c in SHARE_COLUMNS})
+
+
 def _write_all(result: Any, tmp: Path) -> None:
-    t4 = result.table4[["category", *SHARE_COLUMNS]]
-    t4.to_csv(tmp / "table4.csv", index=False)
+    _rounded(result.table4, ["category", *SHARE_COLUMNS]).to_csv(tmp / "table4.csv", index=False)
     (tmp / "table4.md").write_text(_markdown(result), encoding="utf-8")
-    result.groups[["category", "group", *SHARE_COLUMNS, *COUNT_COLUMNS]].to_csv(tmp / "groups.csv", index=False)
-    result.templates[["category", "template", "format", *SHARE_COLUMNS, *COUNT_COLUMNS]].to_csv(
-        tmp / "templates.csv", index=False
-    )
+    group_cols = ["category", "group", *SHARE_COLUMNS, *COUNT_COLUMNS]
+    _rounded(result.groups, group_cols).to_csv(tmp / "groups.csv", index=False)
+    template_cols = ["category", "template", "format", *SHARE_COLUMNS, *COUNT_COLUMNS]
+    _rounded(result.templates, template_cols).to_csv(tmp / "templates.csv", index=False)
     result.words.to_csv(tmp / "words.csv", index=False)
     result.occurrences.to_csv(tmp / "occurrences.csv", index=False)
     for name, obj in (("coverage.json", result.coverage), ("meta.json", result.meta)):

@@ -3,7 +3,8 @@
 Shares are over word occurrences (each word of each counted record), in percent:
 ``negative = 100 * n_negative / (n_negative + n_positive)``. Occurrences labelled
 ``both``, ``neutral`` or ``unassigned`` are left out of the denominator and counted in
-``n_left_out``. A share with an empty denominator is empty (NaN).
+``n_left_out``. A share with an empty denominator is empty (NaN). Shares keep full
+precision here; the output files round them (two decimals in CSV, one in Markdown).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ OCCURRENCE_COLUMNS = ["probe_id", "sample", "category", "group", "template", "fo
 
 
 def _pct(part: Any, whole: Any) -> Any:
-    return (100.0 * part / whole.where(whole > 0)).round(2)
+    return 100.0 * part / whole.where(whole > 0)
 
 
 def shares(occ: Any, keys: list[str]) -> Any:
@@ -132,8 +133,8 @@ def shares_without_synonyms(occ: Any) -> dict[str, dict[str, float | None]]:
     table = table4(plain)
     return {
         str(row.category): {
-            "negative": None if row.negative != row.negative else float(row.negative),
-            "positive": None if row.positive != row.positive else float(row.positive),
+            "negative": None if row.negative != row.negative else round(float(row.negative), 2),
+            "positive": None if row.positive != row.positive else round(float(row.positive), 2),
         }
         for row in table.itertuples()
     }
