@@ -23,9 +23,8 @@ GROUP, CATEGORY, EVERYONE = "#2b5c8a", "#8fb3d9", "#c8c8c8"
 
 
 def _figure(width: float, height: float) -> "Figure":
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
+    # A bare Figure (no pyplot): it saves without a GUI backend and leaves a notebook's
+    # backend alone.
     from matplotlib.figure import Figure
 
     return Figure(figsize=(width, height), dpi=100)
