@@ -15,7 +15,7 @@ cells = [
        "pandas DataFrames, and the figures. The test suite executes it, so it breaks loudly "
        "when the API changes.\n\n"
        "*The outputs contain stereotypes, some offensive: that is what is being measured.*"),
-    code("import shutil, tempfile\nfrom pathlib import Path\n\nimport pandas as pd\nimport stereoprobe\n\n"
+    code("%matplotlib inline\nimport shutil, tempfile\nfrom pathlib import Path\n\nimport pandas as pd\nimport stereoprobe\n\n"
          "EXAMPLE = Path('example_run')          # collected by the embedded model, kept in the repo\n"
          "WORK = Path(tempfile.mkdtemp())        # everything this notebook writes goes here\n"
          "stereoprobe.__version__"),
