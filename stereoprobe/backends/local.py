@@ -141,8 +141,8 @@ class LocalModelBackend:
                 n_ctx=self.n_ctx,
                 n_threads=self.n_threads,
                 logits_all=False,
-                # One token per decode, always. Switching llama.cpp between batch sizes
-                # costs seconds per switch on CPU (measured: a 6-token probe after
+                # One token per decode, always. A decode whose batch size differs from
+                # the previous one took seconds on CPU (measured: a 6-token probe after
                 # 1-token completions took ~3 s, token by token 0.14 s), and batched and
                 # token-by-token decoding differ slightly numerically: one path for all
                 # keeps an answer independent of the probe asked before it.
