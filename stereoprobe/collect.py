@@ -221,21 +221,23 @@ def _run(
         keep(first)
         items: Iterable[tuple[Probe, int]] = iter(todo[1:])
         workers = max(1, min(concurrency, backend.max_concurrency))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            pending: set[Future] = set()
-            try:
-                for item in items:  # keep at most 2 x workers submitted, to bound memory
-                    pending.add(pool.submit(_ask, backend, *item))
-                    if len(pending) >= 2 * workers:
-                        done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for fut in done:
-                            keep(fut.result())
-                for fut in _as_done(pending):
-                    keep(fut.result())
-            except BaseException:
-                for fut in pending:
-                    fut.cancel()
-                raise
+        pool = ThreadPoolExecutor(max_workers=workers)
+        pending: set[Future] = set()
+        try:
+            for item in items:  # keep at most 2 x workers submitted, to bound memory
+                pending.add(pool.submit(_ask, backend, *item))
+                if len(pending) >= 2 * workers:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        keep(fut.result())
+            for fut in _as_done(pending):
+                keep(fut.result())
+        except BaseException:
+            # Ctrl-C or a fatal backend error: stop at once. Requests in flight are not
+            # waited for (their answers are not stored); the caller closes the backend.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
     finally:
         bar.close()
 

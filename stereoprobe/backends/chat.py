@@ -9,6 +9,7 @@ by the client itself: exponential backoff with jitter, honouring Retry-After, at
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
 
@@ -125,7 +126,9 @@ class ChatBackend:
                 "check --model and --base-url (it usually ends in /v1)."
             ) from None
         except oa.APIStatusError as exc:
-            raise RuntimeError(scrub(f"HTTP {exc.status_code}: {_short(exc.message)}", self._key)) from None
+            # the client's message already reads "Error code: 500 - {...}"; keep the body's words
+            detail = re.sub(r"^Error code: \d+ - ", "", str(exc.message))
+            raise RuntimeError(scrub(f"HTTP {exc.status_code}: {_short(detail)}", self._key)) from None
         except oa.APITimeoutError:
             raise RuntimeError(f"timed out after {self.timeout:g} s, {self.max_retries + 1} attempts") from None
         except oa.APIConnectionError as exc:

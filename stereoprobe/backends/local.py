@@ -126,9 +126,10 @@ class LocalModelBackend:
         return self._attempts
 
     def close(self) -> None:
-        if self._llm is not None:
-            self._llm.close()
-            self._llm = None
+        with self._lock:  # never free the model under an ask still running in another thread
+            if self._llm is not None:
+                self._llm.close()
+                self._llm = None
 
     def _llama(self) -> Any:
         if self._llm is None:
