@@ -168,7 +168,7 @@ def test_500_forever_is_stored_as_failed_and_the_run_finishes(fake_openai, api_k
     assert res.exit_code == 0, res.stderr
     assert res.stdout.startswith("Asked 6 (5 ok, 0 refused, 0 unparseable, 1 failed); 0 already answered.")
     rec = by_text(out)[ATHEISTS]
-    assert rec["error"] == "HTTP 500: Error code: 500 - The server had an error processing your request."
+    assert rec["error"] == "HTTP 500: The server had an error processing your request."
     assert (rec["words"], rec["raw"], rec["attempts"]) == ([], None, 2)
     assert [s.retry_count for s in fake_openai.asked(ATHEISTS)] == [0, 1]  # 1 + --max-retries 1
     m = json.loads((out / "manifest.json").read_text())
