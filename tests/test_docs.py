@@ -45,3 +45,17 @@ def test_top_level_help_lists_the_pipeline():
     assert result.exit_code == 0
     for name in COMMANDS:
         assert name in result.output
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["collect", "--temperature", "3"], "Invalid value for '--temperature': 3.0 is not in the range 0<=x<=2."),
+    (["probes", "--bogus"], "No such option '--bogus'"),
+    (["frobnicate"], "No such command 'frobnicate'"),
+    (["collect", "--concurrency", "0"], "Invalid value for '--concurrency'"),
+])
+def test_bad_flags_are_one_line_with_exit_code_2(argv, needle):
+    result = CliRunner().invoke(cli, argv)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("Error: ") and needle in lines[0] and "--help" in lines[0]
