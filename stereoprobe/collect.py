@@ -128,7 +128,10 @@ def _manifest(old: dict | None, settings: dict, catalog: Catalog | None, backend
     m["settings"] = settings
     m["instruction"] = settings.get("instruction")
     if catalog is not None:
-        m["catalog"] = {"path": str(catalog.path), "sha256": catalog.sha256, "probes": len(catalog.probes())}
+        from stereoprobe.catalog import default_catalog_dir
+
+        where = "built-in" if catalog.path.resolve() == default_catalog_dir().resolve() else str(catalog.path)
+        m["catalog"] = {"path": where, "sha256": catalog.sha256, "probes": len(catalog.probes())}
     m["started_at"] = now_iso()
     m.pop("finished_at", None)
     return m
