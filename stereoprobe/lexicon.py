@@ -164,12 +164,7 @@ def load_official(path: str | Path) -> Lexicon:
     polarity rows are both 0 is ``neutral``.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise DataError(f"{p}: lexicon file not found; pass the path to NRC-Emotion-Lexicon-Wordlevel-v0.92.txt.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"{p}: cannot read the lexicon ({exc}); it must be UTF-8 text.") from None
+    text = _read_text(p, "lexicon", "pass the path to NRC-Emotion-Lexicon-Wordlevel-v0.92.txt")
     emotions: dict[str, set[str]] = {}
     seen: dict[str, dict[str, int]] = {}  # word -> emotion -> line number
     for lineno, line in enumerate(text.splitlines(), start=1):
@@ -216,12 +211,7 @@ def load_overrides(path: str | Path) -> list[Override]:
     ``word<TAB>label<TAB>reason`` is a header.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise DataError(f"{p}: overrides file not found; see lexicons/README.md for the format.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"{p}: cannot read the overrides ({exc}); it must be UTF-8 text.") from None
+    text = _read_text(p, "overrides", "see lexicons/README.md for the format")
     out: list[Override] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -255,3 +245,13 @@ def load_lexicon(
         return lex
     items = load_overrides(overrides) if isinstance(overrides, (str, Path)) else list(overrides)
     return lex.with_overrides(items)
+
+
+def _read_text(p: Path, what: str, hint: str) -> str:
+    """A UTF-8 text file (BOM tolerated), or a one-line DataError naming it."""
+    try:
+        return p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise DataError(f"{p}: {what} file not found; {hint}.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"{p}: cannot read the {what} ({exc}); it must be UTF-8 text.") from None

@@ -22,7 +22,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.backends.nextword import Token, WordFilter, rank_words
+from stereoprobe.backends.nextword import Token, WordFilter, ranked_answer
 from stereoprobe.errors import BackendError
 from stereoprobe.records import Answer, Probe
 
@@ -225,20 +225,15 @@ class LocalModelBackend:
                 p = 1.0 / float(np.exp(following - following[best]).sum())
                 return [Token(self._text(best), p, best)]
 
-            ranking = rank_words(
+            return ranked_answer(
+                probe,
                 candidates,
                 next_tokens,
-                group=probe.group,
                 top_n=self.top_n,
                 max_word_tokens=self.max_word_tokens,
                 word_filter=self.word_filter,
+                usage={"prompt_tokens": len(prompt_ids)},
             )
-        return Answer(
-            words=ranking.words,
-            probabilities=ranking.probabilities,
-            raw=ranking.raw_json(candidates[:10]),
-            usage={"prompt_tokens": len(prompt_ids)},
-        )
 
 
 def _version(distribution: str) -> str | None:

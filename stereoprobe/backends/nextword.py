@@ -195,6 +195,33 @@ def rank_words(
     return Ranking([w for w, _ in ranked], [p for _, p in ranked], looked_at)
 
 
+def ranked_answer(
+    probe: Probe,
+    candidates: Sequence[Token],
+    next_tokens: NextTokens,
+    *,
+    top_n: int,
+    max_word_tokens: int,
+    word_filter: WordFilter,
+    usage: dict[str, Any] | None,
+) -> Answer:
+    """A probe's Answer from its first-token candidates: both next-word backends end here."""
+    ranking = rank_words(
+        candidates,
+        next_tokens,
+        group=probe.group,
+        top_n=top_n,
+        max_word_tokens=max_word_tokens,
+        word_filter=word_filter,
+    )
+    return Answer(
+        words=ranking.words,
+        probabilities=ranking.probabilities,
+        raw=ranking.raw_json(candidates[:10]),
+        usage=usage,
+    )
+
+
 class NextWordCompletionsBackend:
     """Next-word mode against an OpenAI-compatible ``/v1/completions`` with logprobs.
 
@@ -307,17 +334,12 @@ class NextWordCompletionsBackend:
         def next_tokens(tokens: tuple[Token, ...]) -> list[Token]:
             return self._distribution(prefix + "".join(t.text for t in tokens), 1)[0]
 
-        ranking = rank_words(
+        return ranked_answer(
+            probe,
             candidates,
             next_tokens,
-            group=probe.group,
             top_n=self.top_n,
             max_word_tokens=self.max_word_tokens,
             word_filter=self.word_filter,
-        )
-        return Answer(
-            words=ranking.words,
-            probabilities=ranking.probabilities,
-            raw=ranking.raw_json(candidates[:10]),
             usage={"prompt_tokens": prompt_tokens} if prompt_tokens is not None else None,
         )
