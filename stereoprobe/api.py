@@ -109,6 +109,12 @@ def estimate_collect(
 
     probes = request.probes()
     if request.model is None and request.base_url is None or request.mode == "next-word":
+        from stereoprobe.backends import reject_chat_only
+
+        reject_chat_only(
+            {"temperature": request.temperature, "top_p": request.top_p,
+             "max_tokens": request.max_tokens, "instruction": request.instruction}
+        )
         prompts = [p.prefix for p in probes]
         return estimate(prompts, request.samples, 1, price_in, price_out, words_tokens=1)
     instruction = request.instruction or DEFAULT_INSTRUCTION

@@ -409,3 +409,21 @@ def test_the_python_api_rejects_bad_parameters_before_asking(fake_openai, api_ke
         api(fake_openai, tmp_path / "run", groups=["Sikhs"], **kwargs)
     assert str(info.value) == message
     assert fake_openai.seen == [] and not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--temperature", "0.5"], "--temperature only applies to chat mode"),
+    (["--top-p", "0.9", "--instruction", "List words."], "--top-p, --instruction only apply to chat mode"),
+    (["--max-tokens", "20", "--dry-run"], "--max-tokens only applies to chat mode"),
+])
+def test_chat_settings_are_refused_in_next_word_mode(tmp_path, extra, needle):
+    """The embedded model ranks its own distribution: a sampling flag would be silently ignored."""
+    from click.testing import CliRunner
+
+    from stereoprobe.cli import cli
+
+    res = CliRunner().invoke(cli, ["collect", "--limit", "2", "--out", str(tmp_path / "run"), *extra])
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines() == [res.output.strip()]
+    assert needle in res.output
+    assert not (tmp_path / "run").exists()  # refused before anything was created

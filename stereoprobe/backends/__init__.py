@@ -61,6 +61,9 @@ def make_backend(
     if mode is not None and mode not in MODES:
         raise DataError(f"Unknown mode {mode!r}: use --mode chat or --mode next-word.")
     check_base_url(base_url)
+    next_word = mode == "next-word" or (model is None and base_url is None)
+    if next_word:
+        reject_chat_only(options)
     if model is None and base_url is None:
         if mode == "chat":
             raise DataError(
@@ -87,3 +90,18 @@ def make_backend(
         and v is not None
     }
     return ChatBackend(model=model, api_key=key, base_url=base_url, **keep)
+
+
+CHAT_ONLY = {"temperature": 0.0, "top_p": 1.0, "max_tokens": 300, "instruction": None}
+
+
+def reject_chat_only(options: dict[str, Any]) -> None:
+    """Next-word mode reads the model's distribution: chat sampling settings don't apply."""
+    given = [k for k, default in CHAT_ONLY.items() if options.get(k, default) != default]
+    if given:
+        flags = ", ".join("--" + k.replace("_", "-") for k in given)
+        verb = "applies" if len(given) == 1 else "apply"
+        raise DataError(
+            f"{flags} only {verb} to chat mode; next-word mode (the embedded model, --mode next-word) "
+            "ranks the model's own next words. Drop them, or give --model for a chat model."
+        )
