@@ -214,3 +214,26 @@ def test_unreachable_endpoint_is_a_backend_error():
     with pytest.raises(BackendError, match="Cannot reach"):
         backend.ask(OLD_PEOPLE)
     backend.close()
+
+
+def test_chat_mode_against_a_real_openai_compatible_server(server_url, tmp_path):
+    """Chat mode (the paper's protocol) against llama-cpp-python's own server, not our fake.
+
+    The base model's chat replies mean little; what is checked is the protocol: the
+    request is accepted, the reply text is kept, usage is recorded, nothing fails.
+    """
+    from stereoprobe.api import run_collect
+    from stereoprobe.store import read_completions
+
+    result = run_collect(model="gemma", base_url=server_url, groups=["Sikhs"], limit=2,
+                         max_tokens=24, max_retries=0, timeout=120, out=tmp_path / "run", progress=False)
+    assert result.asked == 2 and result.counts.get("failed", 0) == 0
+    records = read_completions(tmp_path / "run")
+    assert [r.prompt.splitlines()[-1] for r in records] == [
+        "Sentence: Sikhs are so ...", "Sentence: Sikhs are always so ..."]
+    for r in records:
+        assert r.error is None and r.raw  # the server's reply text is stored as it came
+        assert r.usage["prompt_tokens"] > 0 and 0 < r.usage["completion_tokens"] <= 24
+        assert r.attempts == 1
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["mode"] == "chat" and manifest["endpoint"].startswith(server_url)
