@@ -1,7 +1,7 @@
 """Benchmark `stereoprobe collect` (chat mode) against the loopback OpenAI server.
 
-    /work/venv/bin/python bench/bench_collect.py            # full: about a minute
-    /work/venv/bin/python bench/bench_collect.py --quick    # fewer probes
+    .venv/bin/python bench/bench_collect.py            # full: about a minute
+    .venv/bin/python bench/bench_collect.py --quick    # fewer probes
 
 Measures, with tests/fake_openai.py serving in its own process on 127.0.0.1:
 
