@@ -195,6 +195,17 @@ def test_dropped_connection_is_retried(fake_openai, api_key, tmp_path):
     assert [s.outcome for s in fake_openai.asked(ATHEISTS)] == ["drop", "ok"]
 
 
+@pytest.mark.parametrize("kind", ["malformed", "no_choices"])
+def test_a_truncated_or_invalid_200_body_is_retried_like_a_5xx(fake_openai, api_key, tmp_path, kind):
+    fake_openai.add_fault(kind, match="why are all atheists so ...", times=1)
+    out = tmp_path / "run"
+    result = api(fake_openai, out, groups=["atheists"])
+    assert dict(result.counts) == {"ok": 6}
+    rec = by_text(out)["why are all atheists so ..."]
+    assert rec["attempts"] == 2 and rec["words"] == answer_words(rec["prompt"])
+    assert [s.outcome for s in fake_openai.asked("why are all atheists so ...")] == [kind, "ok"]
+
+
 @pytest.mark.parametrize(
     "kind, error",
     [
@@ -202,14 +213,23 @@ def test_dropped_connection_is_retried(fake_openai, api_key, tmp_path):
         ("no_choices", "malformed response: no choices[0].message"),
     ],
 )
-def test_malformed_bodies_are_failed_not_retried(fake_openai, api_key, tmp_path, kind, error):
+def test_a_body_malformed_every_time_fails_after_the_retries(fake_openai, api_key, tmp_path, kind, error):
     fake_openai.add_fault(kind, match=ATHEISTS, times=None)
     out = tmp_path / "run"
-    result = api(fake_openai, out, groups=["atheists"])
+    result = api(fake_openai, out, groups=["atheists"])  # --max-retries 1
     assert (result.counts["ok"], result.counts["failed"]) == (5, 1)
     rec = by_text(out)[ATHEISTS]
-    assert rec["error"].startswith(error) and rec["attempts"] == 1
-    assert len(fake_openai.asked(ATHEISTS)) == 1
+    assert rec["error"].startswith(error) and rec["attempts"] == 2
+    assert len(fake_openai.asked(ATHEISTS)) == 2
+
+
+def test_attempts_count_the_requests_actually_sent(fake_openai, api_key, tmp_path):
+    fake_openai.add_fault("400", match="why are all atheists so ...", times=None)
+    out = tmp_path / "run"
+    api(fake_openai, out, groups=["atheists"], max_retries=3)
+    rec = by_text(out)["why are all atheists so ..."]
+    assert rec["error"].startswith("HTTP 400: Invalid 'max_tokens'")
+    assert rec["attempts"] == 1 == len(fake_openai.asked("why are all atheists so ..."))
 
 
 def test_refusals_are_recorded_as_refused_without_words(fake_openai, api_key, tmp_path):
