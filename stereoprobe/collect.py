@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import queue
 import re
+import signal
+import threading
 import time
 from collections import Counter
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterator, Sequence
 
 from stereoprobe import __version__
 from stereoprobe.backends.base import Backend
 from stereoprobe.catalog import Catalog
 from stereoprobe.errors import BackendError, DataError
+from stereoprobe.manifest import BackendSettings, CatalogInfo, RunManifest, read_manifest, write_manifest
 from stereoprobe.records import Completion, Probe
 from stereoprobe.store import RunStore, now_iso
 
 STATUSES = ("ok", "refused", "unparseable", "failed")
-# Settings that may change between sessions of one run without changing its answers.
-VOLATILE = {"timeout_s", "max_retries", "n_threads", "llama_cpp_python"}
 
 
 @dataclass
@@ -54,16 +56,16 @@ def default_run_dir(model_name: str) -> Path:
     return Path("runs") / slug(model_name)
 
 
-def identity(settings: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in settings.items() if k not in VOLATILE}
-
-
-def _check_same_run(old: dict[str, Any] | None, settings: dict[str, Any], run_dir: Path) -> None:
-    if not old or "settings" not in old:
+def _check_same_run(old: RunManifest | None, new: RunManifest, run_dir: Path) -> None:
+    """A run's settings and catalog are its identity: continuing with others is refused."""
+    if old is None:
         return
-    before, now = identity(old["settings"]), identity(settings)
-    if before != now:
-        diff = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+    before, now = old.settings.identity(), new.settings.identity()
+    diff = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+    if old.catalog and new.catalog and old.catalog.identity() != new.catalog.identity():
+        same_family = old.catalog.template_family == new.catalog.template_family
+        diff.append("catalog" if same_family else "template family")
+    if diff:
         raise DataError(
             f"{run_dir} holds a run with other settings ({', '.join(diff)} differ); "
             "pass --out NEW_DIR for a new run, or repeat the original settings to continue it."
@@ -89,11 +91,13 @@ def collect(
     if samples < 1:
         raise DataError(f"--samples must be at least 1, not {samples}.")
     store = RunStore(out)
-    settings = {**backend.describe(), "mode": backend.mode, "samples": samples}
-    old = store.read_manifest()
-    _check_same_run(old, settings, store.dir)
-    existing = store.open()
+    new_dir = not store.dir.exists()
+    store.lock()
     try:
+        old = read_manifest(store.dir)
+        manifest = _manifest(old, backend, samples, catalog, probes)
+        _check_same_run(old, manifest, store.dir)
+        existing = store.open()
         todo = [
             (p, s)
             for p in probes
@@ -102,62 +106,129 @@ def collect(
             or (retry_failed and existing[(p.probe_id, s)].status == "failed")
         ]
         result = CollectResult(run_dir=store.dir, asked=0, skipped=len(probes) * samples - len(todo))
-        manifest = _manifest(old, settings, catalog, backend)
-        manifest["status"] = "running"
-        store.write_manifest(manifest)
+        write_manifest(store.dir, manifest)
         status = "stopped"
         try:
             _run(todo, backend, store, result, concurrency or backend.max_concurrency, progress)
             status = "complete"
-        finally:
-            store.close()
-            store.compact()
-            _finish(store, manifest, result, status)
+        except BackendError:
+            if old is None and not existing and not result.counts.keys() - {"failed"}:
+                store.close()  # nothing answered: the directory is not bound to these settings
+                _unbind(store, new_dir)
+                raise
+            _cleanup(store, manifest, result, status)
+            raise
+        except BaseException:
+            with _no_interrupt():  # a second Ctrl-C must not tear the cleanup
+                store.close()
+                _cleanup(store, manifest, result, status)
+            raise
+        store.close()
+        _cleanup(store, manifest, result, status)
     finally:
         store.close()
+        store.unlock()
     return result
 
 
-def _manifest(old: dict | None, settings: dict, catalog: Catalog | None, backend: Backend) -> dict:
-    m = dict(old or {})
-    m.setdefault("created_at", now_iso())
-    m["stereoprobe_version"] = __version__
-    m["model"] = settings.get("model")
-    m["endpoint"] = settings.get("endpoint")
-    m["mode"] = backend.mode
-    m["settings"] = settings
-    m["instruction"] = settings.get("instruction")
-    if catalog is not None:
-        from stereoprobe.catalog import default_catalog_dir
-
-        where = "built-in" if catalog.path.resolve() == default_catalog_dir().resolve() else str(catalog.path)
-        m["catalog"] = {"path": where, "sha256": catalog.sha256, "probes": len(catalog.probes())}
-    m["started_at"] = now_iso()
-    m.pop("finished_at", None)
-    return m
+def _unbind(store: RunStore, new_dir: bool) -> None:
+    """Remove what a run that got no answer created, so the next one starts afresh."""
+    store.path.unlink(missing_ok=True)
+    store.manifest_path.unlink(missing_ok=True)
+    if new_dir:
+        store.unlock()
+        (store.dir / ".lock").unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            store.dir.rmdir()
 
 
-def _finish(store: RunStore, manifest: dict, result: CollectResult, status: str) -> None:
+@contextlib.contextmanager
+def _no_interrupt() -> Iterator[None]:
+    """Ignore Ctrl-C while the run's files are put in order (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def _cleanup(store: RunStore, manifest: RunManifest, result: CollectResult, status: str) -> None:
+    """Compact and finish the manifest; on a full disk leave both as they are (the
+    manifest's "running" is read as "stopped" once the lock is free)."""
+    try:
+        store.compact()
+        _finish(store, manifest, result, status)
+    except OSError:
+        pass
+
+
+def _manifest(
+    old: RunManifest | None, backend: Backend, samples: int, catalog: Catalog | None, probes: Sequence[Probe]
+) -> RunManifest:
+    from stereoprobe.parse import PARSER_VERSION
+
+    settings = BackendSettings.from_describe({**backend.describe(), "mode": backend.mode, "samples": samples})
+    return RunManifest(
+        settings=settings,
+        catalog=_catalog_info(catalog, probes, old.catalog if old else None),
+        status="running",
+        stereoprobe_version=__version__,
+        created_at=(old.created_at if old else None) or now_iso(),
+        started_at=now_iso(),
+        parser_version=PARSER_VERSION if backend.mode == "chat" else None,
+        counts=old.counts if old else {},
+        sessions=old.sessions if old else (),
+    )
+
+
+def _catalog_info(catalog: Catalog | None, probes: Sequence[Probe], old: CatalogInfo | None) -> CatalogInfo | None:
+    """The catalog's identity and the texts of the templates this run used (old ones kept)."""
+    if catalog is None:
+        return old
+    from stereoprobe.catalog import default_catalog_dir
+
+    where = "built-in" if catalog.path.resolve() == default_catalog_dir().resolve() else str(catalog.path)
+    used = {(p.category, p.template) for p in probes}
+    templates = dict(old.templates) if old else {}
+    for category, template_set in catalog.categories.items():
+        for t in catalog.templates[template_set]:
+            if (category, t.template) in used:
+                templates[t.template] = {"text": t.text, "format": t.format}
+    return CatalogInfo(
+        path=where, sha256=catalog.sha256, probes=len(catalog.probes()),
+        template_family=catalog.family, templates=templates,
+    )
+
+
+def _finish(store: RunStore, manifest: RunManifest, result: CollectResult, status: str) -> None:
+    from dataclasses import replace
+
     from stereoprobe.store import read_completions
 
     records = read_completions(store.path) if store.path.exists() else []
     result.totals = Counter(r.status for r in records)
-    manifest["finished_at"] = now_iso()
-    manifest["status"] = status
-    manifest["counts"] = {s: result.totals.get(s, 0) for s in STATUSES} | {"records": len(records)}
-    manifest.setdefault("sessions", []).append(
-        {
-            "started_at": manifest["started_at"],
-            "finished_at": manifest["finished_at"],
-            "asked": result.asked,
-            "status": status,
-            **{s: result.counts.get(s, 0) for s in STATUSES},
-        }
-    )
-    store.write_manifest(manifest)
+    finished = now_iso()
+    session = {
+        "started_at": manifest.started_at,
+        "finished_at": finished,
+        "asked": result.asked,
+        "status": status,
+        **{s: result.counts.get(s, 0) for s in STATUSES},
+    }
+    write_manifest(store.dir, replace(
+        manifest,
+        status=status,
+        finished_at=finished,
+        counts={s: result.totals.get(s, 0) for s in STATUSES} | {"records": len(records)},
+        sessions=(*manifest.sessions, session),
+    ))
 
 
-def _ask(backend: Backend, probe: Probe, sample: int, preflight: bool = False) -> Completion:
+def _ask(backend: Backend, probe: Probe, sample: int, preflight: bool = False) -> tuple[Completion, bool]:
+    """One probe's record, and whether its request timed out."""
     start = time.perf_counter()
     base = dict(
         probe_id=probe.probe_id,
@@ -175,16 +246,16 @@ def _ask(backend: Backend, probe: Probe, sample: int, preflight: bool = False) -
     except Exception as exc:  # stored as this probe's error; the run goes on
         if preflight and isinstance(exc, ConnectionError):
             # the very first request cannot connect: the endpoint is wrong or down
-            endpoint = backend.describe().get("endpoint", "the endpoint")
             raise BackendError(
-                f"Cannot reach {endpoint} ({exc}); check --base-url and that the server is running."
+                f"Cannot reach {_endpoint(backend)} ({exc}); check --base-url and that the server is running."
             ) from None
-        return Completion(
+        failed = Completion(
             **base,
             error=str(exc) or type(exc).__name__,
             attempts=backend.attempts_of_last_ask(),
             latency_s=round(time.perf_counter() - start, 4),
         )
+        return failed, isinstance(exc, TimeoutError)
     return Completion(
         **base,
         words=list(answer.words),
@@ -194,7 +265,11 @@ def _ask(backend: Backend, probe: Probe, sample: int, preflight: bool = False) -
         attempts=backend.attempts_of_last_ask(),
         latency_s=round(time.perf_counter() - start, 4),
         usage=answer.usage,
-    )
+    ), False
+
+
+def _endpoint(backend: Backend) -> str:
+    return str(backend.describe().get("endpoint") or "the endpoint")
 
 
 def _run(
@@ -205,50 +280,87 @@ def _run(
     concurrency: int,
     progress: bool,
 ) -> None:
-    from tqdm import tqdm
+    """Ask `todo` on daemon worker threads; only this thread writes to the store.
 
+    Ctrl-C (or a fatal error) stops at once: answers already received are stored,
+    requests in flight are abandoned (their daemon threads never delay the exit).
+    A hung endpoint, whose first requests time out before anything succeeded, stops
+    the run with a BackendError; later timeouts stay per-probe failures.
+    """
     if not todo:
         return
-    bar = tqdm(total=len(todo), unit="probe", disable=not progress, dynamic_ncols=True)
+    bar = _progress_bar(len(todo), progress)
+    answered = False
 
-    def keep(rec: Completion) -> None:
+    def keep(item: tuple[Completion, bool]) -> None:
+        nonlocal answered
+        rec, timed_out = item
         store.append(rec)
         result.asked += 1
         result.counts[rec.status] += 1
         bar.update(1)
         bar.set_postfix({s: result.counts.get(s, 0) for s in STATUSES}, refresh=False)
+        answered = answered or rec.status != "failed"
+        if timed_out and not answered:
+            raise BackendError(
+                f"{_endpoint(backend)} answered nothing before timing out ({rec.error}); "
+                "check that the server is up and serving --model, or raise --timeout."
+            )
+
+    items: queue.SimpleQueue = queue.SimpleQueue()
+    for item in todo[1:]:
+        items.put(item)
+    results: queue.SimpleQueue = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
+            try:
+                probe, sample = items.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                results.put(_ask(backend, probe, sample))
+            except BaseException as exc:  # handed to the main thread
+                results.put(exc)
 
     try:
         # Preflight: the first probe alone, so a wrong key or URL stops the run at once.
-        first = _ask(backend, *todo[0], preflight=True)
-        keep(first)
-        items: Iterable[tuple[Probe, int]] = iter(todo[1:])
-        workers = max(1, min(concurrency, backend.max_concurrency))
-        pool = ThreadPoolExecutor(max_workers=workers)
-        pending: set[Future] = set()
+        keep(_ask(backend, *todo[0], preflight=True))
+        workers = max(1, min(concurrency, backend.max_concurrency, len(todo) - 1))
+        for _ in range(workers if len(todo) > 1 else 0):
+            threading.Thread(target=work, daemon=True, name="stereoprobe-ask").start()
+        remaining = len(todo) - 1
         try:
-            for item in items:  # keep at most 2 x workers submitted, to bound memory
-                pending.add(pool.submit(_ask, backend, *item))
-                if len(pending) >= 2 * workers:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        keep(fut.result())
-            for fut in _as_done(pending):
-                keep(fut.result())
-        except BaseException:
-            # Ctrl-C or a fatal backend error: stop at once. Requests in flight are not
-            # waited for (their answers are not stored); the caller closes the backend.
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
+            while remaining:
+                try:
+                    out = results.get(timeout=0.2)  # short waits: Ctrl-C is seen at once
+                except queue.Empty:
+                    continue
+                remaining -= 1
+                if isinstance(out, BaseException):
+                    raise out
+                keep(out)
+        finally:
+            stop.set()
+            _keep_received(results, keep)
     finally:
         bar.close()
 
 
-def _as_done(pending: set[Future]) -> Iterable[Future]:
-    while pending:
-        done, pending = wait(pending, return_when=FIRST_COMPLETED)
-        yield from done
+def _keep_received(results: queue.SimpleQueue, keep: Any) -> None:
+    """Store the answers that arrived but were not stored yet (the run is stopping)."""
+    with contextlib.suppress(Exception):
+        while True:
+            out = results.get_nowait()
+            if not isinstance(out, BaseException):
+                keep(out)
+
+
+def _progress_bar(total: int, progress: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="probe", disable=not progress, dynamic_ncols=True)
 
 
 @dataclass

@@ -49,6 +49,11 @@ import re
 from dataclasses import dataclass
 
 
+#: Bumped whenever a rule below changes what a reply yields; stored in the manifest and
+#: by `stereoprobe reparse`.
+PARSER_VERSION = "2"
+
+
 @dataclass(frozen=True)
 class ParsedReply:
     """The words of one chat reply (lowercase, unique, in order) and whether it refused."""

@@ -46,9 +46,10 @@ def test_describe_has_the_settings_and_never_the_key(fake_openai):
         "backend": "openai-chat",
         "model": "fake-chat",
         "endpoint": fake_openai.base_url + "/",
-        "parameters": {"temperature": 0.3, "max_tokens": 300, "top_p": 1.0},
+        "temperature": 0.3, "max_tokens": 300, "top_p": 1.0,
         "instruction": "Words for {probe}",
-        "timeout_s": 5.0,
+        "debias": None,
+        "timeout": 5.0,
         "max_retries": 1,
     }
     assert TEST_KEY not in repr(d)

@@ -70,9 +70,14 @@ class ChatBackend:
         timeout: float = 60.0,
         max_retries: int = 4,
         concurrency: int = 8,
+        debias: int | None = None,
     ):
         import openai
 
+        from stereoprobe.debias import check_debias
+
+        check_debias(debias)
+        self.debias = debias
         self.model = model
         self.base_url = base_url
         self.instruction = instruction
@@ -93,14 +98,17 @@ class ChatBackend:
             "backend": "openai-chat",
             "model": self.model,
             "endpoint": str(self._client.base_url),
-            "parameters": dict(self.params),
+            **self.params,
             "instruction": self.instruction,
-            "timeout_s": self.timeout,
+            "debias": self.debias,
+            "timeout": self.timeout,
             "max_retries": self.max_retries,
         }
 
     def prompt(self, probe: Probe) -> str:
-        return render_instruction(self.instruction, probe.text)
+        from stereoprobe.debias import debiased
+
+        return render_instruction(debiased(self.instruction, self.debias), probe.text)
 
     def attempts_of_last_ask(self) -> int:
         return getattr(self._local, "attempts", 0)
