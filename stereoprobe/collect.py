@@ -17,6 +17,7 @@ from stereoprobe import __version__
 from stereoprobe.backends.base import Backend
 from stereoprobe.catalog import Catalog
 from stereoprobe.errors import BackendError, DataError
+from stereoprobe.parse import parse_reply
 from stereoprobe.manifest import BackendSettings, CatalogInfo, RunManifest, read_manifest, write_manifest
 from stereoprobe.records import Completion, Probe
 from stereoprobe.store import RunStore, now_iso
@@ -256,15 +257,20 @@ def _ask(backend: Backend, probe: Probe, sample: int, preflight: bool = False) -
             latency_s=round(time.perf_counter() - start, 4),
         )
         return failed, isinstance(exc, TimeoutError)
+    words, refused = list(answer.words), answer.refused
+    if backend.mode == "chat" and not refused:  # parsing is a store-side step
+        parsed = parse_reply(answer.raw, probe_text=probe.text, group=probe.group)
+        words, refused = parsed.words, parsed.refused
     return Completion(
         **base,
-        words=list(answer.words),
+        words=words,
         probabilities=list(answer.probabilities) if answer.probabilities is not None else None,
         raw=answer.raw,
-        refused=answer.refused,
+        refused=refused,
         attempts=backend.attempts_of_last_ask(),
         latency_s=round(time.perf_counter() - start, 4),
         usage=answer.usage,
+        response=answer.response,
     ), False
 
 

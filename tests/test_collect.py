@@ -18,7 +18,7 @@ from stereoprobe.catalog import load_catalog
 MODEL = "fake-chat"
 FIELDS = [
     "probe_id", "sample", "category", "group", "template", "format", "prompt", "words",
-    "probabilities", "raw", "refused", "error", "attempts", "latency_s", "usage",
+    "probabilities", "raw", "refused", "error", "attempts", "latency_s", "usage", "response",
 ]
 ATHEISTS = "why are atheists so ..."  # the first probe of --group atheists
 

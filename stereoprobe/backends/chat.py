@@ -18,7 +18,6 @@ import time
 from typing import Any
 
 from stereoprobe.errors import BackendError
-from stereoprobe.parse import parse_reply
 from stereoprobe.records import Answer, Probe
 
 DEFAULT_INSTRUCTION = (
@@ -188,7 +187,8 @@ def _answer_from(response: Any, probe: Probe) -> Answer:
     except (AttributeError, IndexError, TypeError):
         raise _Malformed("no choices[0].message") from None
     usage = response.usage.model_dump() if getattr(response, "usage", None) else None
+    about = {"model": getattr(response, "model", None),
+             "system_fingerprint": getattr(response, "system_fingerprint", None)}
     if refusal and not text:
-        return Answer(words=[], raw=refusal, refused=True, usage=usage)
-    parsed = parse_reply(text, probe_text=probe.text, group=probe.group)
-    return Answer(words=parsed.words, raw=text, refused=parsed.refused, usage=usage)
+        return Answer(words=[], raw=refusal, refused=True, usage=usage, response=about)
+    return Answer(words=[], raw=text, usage=usage, response=about)  # collect parses `raw`
