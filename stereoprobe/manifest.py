@@ -48,7 +48,11 @@ class BackendSettings:
         """From a backend's describe() (or a 0.1.0 manifest's settings)."""
         d = dict(d)
         params = d.pop("parameters", None) or {}
-        pick = lambda *keys: next((d.pop(k) for k in keys if k in d), None)  # noqa: E731
+
+        def pick(*keys: str) -> Any:
+            values = [d.pop(k) for k in keys if k in d]
+            return next((v for v in values if v is not None), None)
+
         out = cls(
             backend=str(pick("backend") or "unknown"),
             mode=str(pick("mode") or "chat"),
@@ -124,7 +128,8 @@ class RunManifest:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "manifest.json") -> "RunManifest":
         try:
-            settings = BackendSettings.from_describe(data.get("settings") or {})
+            top = {k: data.get(k) for k in ("model", "mode", "endpoint")}  # 0.1.0 and hand-made
+            settings = BackendSettings.from_describe(top | dict(data.get("settings") or {}))
             if settings.instruction is None and data.get("instruction"):
                 settings = replace(settings, instruction=data["instruction"])
             cat = data.get("catalog")
