@@ -120,8 +120,12 @@ def estimate_collect(
             {"temperature": request.temperature, "top_p": request.top_p,
              "max_tokens": request.max_tokens, "instruction": request.instruction, "debias": request.debias}
         )
+        from stereoprobe.collect import NEXTWORD_REQUESTS_PER_PROBE
+
         prompts = [p.prefix for p in probes]
-        return estimate(prompts, request.samples, 1, price_in, price_out, words_tokens=1)
+        per_probe = 1 if request.base_url is None and request.model is None else NEXTWORD_REQUESTS_PER_PROBE
+        return estimate(prompts, request.samples, 1, price_in, price_out, words_tokens=1,
+                        requests_per_prompt=per_probe)
     from stereoprobe.debias import debiased
 
     instruction = debiased(request.instruction or DEFAULT_INSTRUCTION, request.debias)

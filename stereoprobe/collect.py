@@ -369,6 +369,11 @@ def _progress_bar(total: int, progress: bool) -> Any:
     return tqdm(total=total, unit="probe", disable=not progress, dynamic_ncols=True)
 
 
+# Remote next-word mode: one request for the first tokens, then one per further token of
+# each candidate word; about 12 per probe at the defaults (docs/nextword.md).
+NEXTWORD_REQUESTS_PER_PROBE = 12
+
+
 @dataclass
 class Estimate:
     requests: int
@@ -376,10 +381,12 @@ class Estimate:
     completion_tokens: int
     completion_tokens_max: int
     cost: float | None
+    note: str = ""
 
     def summary(self) -> str:
         text = (
-            f"{self.requests} requests; about {self.prompt_tokens:,} prompt tokens and "
+            f"{'about ' if self.note else ''}{self.requests} requests{self.note}; "
+            f"about {self.prompt_tokens:,} prompt tokens and "
             f"{self.completion_tokens:,} completion tokens (at most {self.completion_tokens_max:,})"
         )
         if self.cost is not None:
@@ -394,6 +401,7 @@ def estimate(
     price_in: float | None = None,
     price_out: float | None = None,
     words_tokens: int = 40,
+    requests_per_prompt: int = 1,
 ) -> Estimate:
     """Tokens and cost of asking `prompts` `samples` times, without asking anything.
 
@@ -406,10 +414,11 @@ def estimate(
     >>> round(e.cost, 6)
     0.000408
     """
-    requests = len(prompts) * samples
-    prompt_tokens = samples * sum(-(-len(p) // 4) + 7 for p in prompts)
+    requests = len(prompts) * samples * requests_per_prompt
+    prompt_tokens = samples * requests_per_prompt * sum(-(-len(p) // 4) + 7 for p in prompts)
     completion = requests * min(words_tokens, max_tokens)
     cost = None
     if price_in is not None or price_out is not None:
         cost = (prompt_tokens * (price_in or 0) + completion * (price_out or 0)) / 1e6
-    return Estimate(requests, prompt_tokens, completion, requests * max_tokens, cost)
+    note = f" ({requests_per_prompt} per probe in next-word mode)" if requests_per_prompt > 1 else ""
+    return Estimate(requests, prompt_tokens, completion, requests * max_tokens, cost, note)

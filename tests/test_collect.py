@@ -322,6 +322,21 @@ def test_dry_run_asks_nothing_and_prints_tokens_and_cost(fake_openai, tmp_path, 
     assert not out.exists() and fake_openai.seen == []
 
 
+def test_dry_run_in_remote_next_word_mode_counts_the_requests_per_probe(tmp_path, run_cli):
+    res = run_cli("collect", "--mode", "next-word", "--model", MODEL, "--base-url", "http://127.0.0.1:9/v1",
+                  "--out", tmp_path / "run", "--group", "Sikhs", "--dry-run")
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout.startswith("about 72 requests (12 per probe in next-word mode); ")
+
+
+def test_remote_next_word_mode_has_no_hidden_concurrency_cap(api_key):
+    from stereoprobe.backends import make_backend
+
+    b = make_backend(model=MODEL, base_url="http://127.0.0.1:9/v1", mode="next-word", concurrency=32)
+    assert b.max_concurrency == 32
+    b.close()
+
+
 # -- bad input: one line, exit 2, nothing stored lost --------------------------------
 
 

@@ -80,6 +80,8 @@ def make_backend(
         from stereoprobe.backends.nextword import NextWordCompletionsBackend
 
         keep = {k: v for k, v in options.items() if k in ("timeout", "max_retries", "top_logprobs")}
+        if options.get("concurrency") is not None:  # --concurrency applies here too, no hidden cap
+            keep["max_concurrency"] = options["concurrency"]
         return NextWordCompletionsBackend(model=model, base_url=base_url, api_key=key, **keep)
     from stereoprobe.backends.chat import ChatBackend
 
