@@ -41,6 +41,13 @@ class CollectResult:
             f"Run {self.run_dir}: {total}."
         )
 
+    def next_step(self) -> str:
+        """The command to run next: retry the failures, or score the run."""
+        if self.totals.get("failed"):
+            return (f"Next: repeat the same command with --retry-failed to ask the "
+                    f"{self.totals['failed']} failed probes again, then `stereoprobe sentiment {self.run_dir}`.")
+        return f"Next: `stereoprobe sentiment {self.run_dir}`."
+
 
 def slug(name: str) -> str:
     """A directory-friendly name for a model.
@@ -364,9 +371,42 @@ def _keep_received(results: queue.SimpleQueue, keep: Any) -> None:
 
 
 def _progress_bar(total: int, progress: bool) -> Any:
+    """tqdm's bar on a terminal; elsewhere (CI logs, ``> file``) a plain line every few seconds."""
+    import sys
+
     from tqdm import tqdm
 
+    if progress and not sys.stderr.isatty():
+        return PlainProgress(total)
     return tqdm(total=total, unit="probe", disable=not progress, dynamic_ncols=True)
+
+
+class PlainProgress:
+    """Progress as whole lines on stderr, at most one every `every` seconds, and at the end."""
+
+    def __init__(self, total: int, every: float = 5.0):
+        self.total, self.every, self.done, self.postfix = total, every, 0, {}
+        self.start = self.last = time.monotonic()
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        if time.monotonic() - self.last >= self.every:
+            self._print()
+
+    def set_postfix(self, postfix: dict, refresh: bool = False) -> None:
+        self.postfix = dict(postfix)
+
+    def close(self) -> None:
+        if self.done:
+            self._print()
+
+    def _print(self) -> None:
+        import sys
+
+        self.last = time.monotonic()
+        rate = self.done / max(self.last - self.start, 1e-9)
+        counts = ", ".join(f"{v} {k}" for k, v in self.postfix.items())
+        print(f"{self.done}/{self.total} probes ({counts}), {rate:.1f}/s", file=sys.stderr, flush=True)
 
 
 # Remote next-word mode: one request for the first tokens, then one per further token of

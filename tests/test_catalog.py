@@ -202,3 +202,16 @@ def test_expansion_puts_any_group_name_in_every_template(tmp_path_factory, group
     probes = load_catalog(root).probes()
     assert [p.text for p in probes] == [f"{group} are so ...", f"why are {group} so ..."]
     assert [p.prefix for p in probes] == [f"{group} are so", f"why are {group} so"]
+
+
+def test_groups_differing_only_in_case_are_refused(tmp_path):
+    import shutil
+
+    from stereoprobe.catalog import default_catalog_dir, load_catalog
+    from stereoprobe.errors import DataError
+
+    shutil.copytree(default_catalog_dir(), tmp_path / "cat")
+    with (tmp_path / "cat" / "groups.csv").open("a") as f:
+        f.write("religion,sikhs,no\n")
+    with pytest.raises(DataError, match=r"group 'sikhs' appears twice in category 'religion' \(names differing only in case"):
+        load_catalog(tmp_path / "cat")

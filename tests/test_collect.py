@@ -126,10 +126,11 @@ def test_cli_run_with_overrides(fake_openai, api_key, tmp_path, run_cli):
     res = run_cli(*cli_args(fake_openai, out, "--group", "Sikhs", "--temperature", "0.7",
                             "--max-tokens", "50", "--top-p", "0.9", "--instruction", "Ten words for: {probe}"))
     assert res.exit_code == 0, res.stderr
-    assert res.stdout.strip() == (
+    assert res.stdout.splitlines() == [
         f"Asked 6 (6 ok, 0 refused, 0 unparseable, 0 failed); 0 already answered. "
-        f"Run {out}: 6 ok, 0 refused, 0 unparseable, 0 failed."
-    )
+        f"Run {out}: 6 ok, 0 refused, 0 unparseable, 0 failed.",
+        f"Next: `stereoprobe sentiment {out}`.",
+    ]
     recs = lines(out)
     assert sorted(r["prompt"] for r in recs) == sorted(
         f"Ten words for: {p.text}" for p in load_catalog().select([], ["Sikhs"]))
@@ -177,6 +178,7 @@ def test_500_forever_is_stored_as_failed_and_the_run_finishes(fake_openai, api_k
     res = run_cli(*cli_args(fake_openai, out, "--group", "atheists"))
     assert res.exit_code == 0, res.stderr
     assert res.stdout.startswith("Asked 6 (5 ok, 0 refused, 0 unparseable, 1 failed); 0 already answered.")
+    assert res.stdout.splitlines()[-1].startswith("Next: repeat the same command with --retry-failed")
     rec = by_text(out)[ATHEISTS]
     assert rec["error"] == "HTTP 500: The server had an error processing your request."
     assert (rec["words"], rec["raw"], rec["attempts"]) == ([], None, 2)

@@ -131,3 +131,17 @@ def test_a_short_write_is_completed_not_torn(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert store.read_completions(tmp_path) == [rec]
     assert Path(tmp_path / "completions.jsonl").read_text().count("\n") == 1
+
+
+def test_progress_outside_a_terminal_is_a_plain_line_every_few_seconds(capsys):
+    from stereoprobe.collect import PlainProgress
+
+    bar = PlainProgress(total=300, every=0.2)
+    for i in range(300):
+        bar.update(1)
+        bar.set_postfix({"ok": i + 1, "failed": 0})
+        time.sleep(0.002)
+    bar.close()
+    out = capsys.readouterr().err.splitlines()
+    assert 2 <= len(out) < 50 and "\r" not in "".join(out)  # not one per update
+    assert out[-1].startswith("300/300 probes (300 ok, 0 failed), ")

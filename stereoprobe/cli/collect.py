@@ -86,3 +86,4 @@ def command(catalog, category, group, fmt, templates, model, base_url, api_key_e
         return
     result = run_collect(request, progress=not quiet)
     click.echo(result.summary())
+    click.echo(result.next_step())
