@@ -19,8 +19,9 @@ def command(run_dir):
     the parser version.
 
     \b
-    Example:
+    Examples:
       stereoprobe reparse runs/gpt-4o-mini
+      stereoprobe reparse runs/gpt-4o-mini && stereoprobe sentiment runs/gpt-4o-mini
     """
     from stereoprobe.reparse import reparse
 
