@@ -258,8 +258,9 @@ def load_probes(
     group: str | Sequence[str] | None = None,
     format: str | None = None,
     catalog: str | Path | Catalog | None = None,
+    templates: str | None = None,
 ) -> list[Probe]:
     """The catalog's probes, optionally filtered: the Python face of `stereoprobe probes`."""
-    cat = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
+    cat = catalog if isinstance(catalog, Catalog) else load_catalog(catalog, templates)
     as_list = lambda v: [v] if isinstance(v, str) else list(v or [])  # noqa: E731
     return cat.select(as_list(category), as_list(group), format)

@@ -263,7 +263,7 @@ def _ask(backend: Backend, probe: Probe, sample: int, preflight: bool = False) -
             attempts=backend.attempts_of_last_ask(),
             latency_s=round(time.perf_counter() - start, 4),
         )
-        return failed, isinstance(exc, TimeoutError)
+        return failed, _is_timeout(exc)
     words, refused = list(answer.words), answer.refused
     if backend.mode == "chat" and not refused:  # parsing is a store-side step
         parsed = parse_reply(answer.raw, probe_text=probe.text, group=probe.group)
@@ -279,6 +279,11 @@ def _ask(backend: Backend, probe: Probe, sample: int, preflight: bool = False) -
         usage=answer.usage,
         response=answer.response,
     ), False
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    """A request that timed out: TimeoutError, or a client's own timeout class (openai's)."""
+    return isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__
 
 
 def _endpoint(backend: Backend) -> str:

@@ -36,3 +36,4 @@ def command(catalog, category, group, fmt, templates, output):
     else:
         click.echo(probes_table(probes))
         click.echo(f"{len(probes)} probes.", err=True)
+    click.echo("Next: `stereoprobe collect` with the same filters (add --dry-run to count the cost).", err=True)
