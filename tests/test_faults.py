@@ -75,6 +75,8 @@ def test_ctrl_c_stops_at_once_and_keeps_every_answer_received(fake_openai, tmp_p
         assert len(fake_openai.asked(hung)) == 1
         proc.send_signal(signal.SIGINT)
         start = time.monotonic()
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)  # an impatient second Ctrl-C
         _, stderr = proc.communicate(timeout=10)
         assert time.monotonic() - start < 2.0
     finally:

@@ -169,3 +169,27 @@ def test_a_0_1_0_chat_manifest_maps_to_the_shared_key_names(tmp_path):
     (tmp_path / "manifest.json").write_text(json.dumps(nw))
     s = read_manifest(tmp_path).settings
     assert (s.endpoint, s.timeout, s.options) == ("http://127.0.0.1:1/v1", 9.0, {"top_n": 10})
+
+
+def test_a_run_written_by_0_1_0_is_continued_not_refused(fake_openai, api_key, tmp_path):
+    from stereoprobe.manifest import read_manifest
+
+    out = tmp_path / "run"
+    kw = dict(model="fake-chat", base_url=fake_openai.base_url, out=out, max_retries=1, timeout=5.0, progress=False)
+    run_collect(groups=["Sikhs"], limit=3, **kw)
+    m = json.loads((out / "manifest.json").read_text())
+    s = m["settings"]  # rewrite it as 0.1.0 did: nested parameters, timeout_s, no version
+    m["settings"] = {"backend": s["backend"], "model": s["model"], "endpoint": s["endpoint"],
+                     "parameters": {k: s[k] for k in ("temperature", "max_tokens", "top_p")},
+                     "instruction": s["instruction"], "timeout_s": 30.0, "max_retries": 4,
+                     "mode": "chat", "samples": 1}
+    for key in ("version", "parser_version"):
+        m.pop(key)
+    m["catalog"] = {k: m["catalog"][k] for k in ("path", "sha256", "probes")}
+    (out / "manifest.json").write_text(json.dumps(m))
+    fake_openai.clear()
+    result = run_collect(groups=["Sikhs"], **kw)
+    assert (result.skipped, result.asked) == (3, 3)
+    after = read_manifest(out)
+    assert after.version == 2 and after.settings.timeout == 5.0 and after.catalog.template_family == "paper"
+    assert len(after.sessions) == 2 and after.counts["ok"] == 6
