@@ -55,7 +55,7 @@ class CollectRequest:
             chosen = [f"--category {c}" for c in self.categories] + [f"--group {g!r}" for g in self.groups]
             chosen += [f"--format {self.format}"] if self.format else []
             raise DataError(
-                f"No probes match {' '.join(chosen)}: the group is in another category; "
+                f"No probes match {' '.join(chosen)}: no selected group is in a selected category; "
                 "`stereoprobe probes --group NAME` shows where it is."
             )
         return probes[: self.limit] if self.limit else probes
