@@ -60,15 +60,33 @@ class BackendSettings:
             endpoint=pick("endpoint", "base_url"),
             timeout=pick("timeout", "timeout_s"),
             max_retries=pick("max_retries"),
-            samples=int(pick("samples") or 1),
+            samples=pick("samples") or 1,
             temperature=params.get("temperature", pick("temperature")),
             max_tokens=params.get("max_tokens", pick("max_tokens")),
             top_p=params.get("top_p", pick("top_p")),
             instruction=pick("instruction"),
             debias=pick("debias"),
         )
-        options = dict(pick("options") or {})
-        return replace(out, options={**d, **options})
+        options = pick("options") or {}
+        if not isinstance(options, dict):
+            raise TypeError("settings.options must be an object")
+        out = replace(out, options={**d, **options})
+        out.check()
+        return out
+
+    def check(self) -> None:
+        """Raise TypeError naming a setting of the wrong JSON type."""
+        number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
+        whole = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
+        kinds = {"model": (str, "a string"), "endpoint": (str, "a string"), "instruction": (str, "a string"),
+                 "timeout": (number, "a number"), "temperature": (number, "a number"), "top_p": (number, "a number"),
+                 "max_retries": (whole, "a whole number"), "max_tokens": (whole, "a whole number"),
+                 "debias": (whole, "a whole number"), "samples": (whole, "a whole number")}
+        for name, (kind, what) in kinds.items():
+            value = getattr(self, name)
+            ok = kind(value) if callable(kind) and not isinstance(kind, type) else isinstance(value, kind)
+            if value is not None and not ok:
+                raise TypeError(f"settings.{name} must be {what}, not {value!r}")
 
     def identity(self) -> dict[str, Any]:
         """What must not change between sessions of one run."""
