@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from stereoprobe.catalog import Catalog, load_catalog
-from stereoprobe.collect import CollectResult, Estimate, collect, default_run_dir, estimate
+from stereoprobe.collect import CollectResult, collect, default_run_dir
+from stereoprobe.estimate import Estimate, estimate
 from stereoprobe.errors import DataError
 from stereoprobe.records import Probe
 
@@ -120,7 +121,7 @@ def estimate_collect(
             {"temperature": request.temperature, "top_p": request.top_p,
              "max_tokens": request.max_tokens, "instruction": request.instruction, "debias": request.debias}
         )
-        from stereoprobe.collect import NEXTWORD_REQUESTS_PER_PROBE
+        from stereoprobe.estimate import NEXTWORD_REQUESTS_PER_PROBE
 
         prompts = [p.prefix for p in probes]
         per_probe = 1 if request.base_url is None and request.model is None else NEXTWORD_REQUESTS_PER_PROBE

@@ -1,4 +1,4 @@
-"""Drive a backend over probes: resume, bounded concurrency, progress, counts, manifest."""
+"""Drive a backend over probes: lock, resume, workers, Ctrl-C, parsing, counts, manifest."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from stereoprobe import __version__
 from stereoprobe.backends.base import Backend
 from stereoprobe.catalog import Catalog
 from stereoprobe.errors import BackendError, DataError
-from stereoprobe.parse import parse_reply
 from stereoprobe.manifest import BackendSettings, CatalogInfo, RunManifest, read_manifest, write_manifest
+from stereoprobe.parse import parse_reply
 from stereoprobe.records import Completion, Probe
 from stereoprobe.store import RunStore, now_iso
 
@@ -307,7 +307,9 @@ def _run(
     """
     if not todo:
         return
-    bar = _progress_bar(len(todo), progress)
+    from stereoprobe.progress import progress_bar
+
+    bar = progress_bar(len(todo), progress)
     answered = False
 
     def keep(item: tuple[Completion, bool]) -> None:
@@ -373,97 +375,3 @@ def _keep_received(results: queue.SimpleQueue, keep: Any) -> None:
             out = results.get_nowait()
             if not isinstance(out, BaseException):
                 keep(out)
-
-
-def _progress_bar(total: int, progress: bool) -> Any:
-    """tqdm's bar on a terminal; elsewhere (CI logs, ``> file``) a plain line every few seconds."""
-    import sys
-
-    from tqdm import tqdm
-
-    if progress and not sys.stderr.isatty():
-        return PlainProgress(total)
-    return tqdm(total=total, unit="probe", disable=not progress, dynamic_ncols=True)
-
-
-class PlainProgress:
-    """Progress as whole lines on stderr, at most one every `every` seconds, and at the end."""
-
-    def __init__(self, total: int, every: float = 5.0):
-        self.total, self.every, self.done, self.postfix = total, every, 0, {}
-        self.start = self.last = time.monotonic()
-
-    def update(self, n: int = 1) -> None:
-        self.done += n
-        if time.monotonic() - self.last >= self.every:
-            self._print()
-
-    def set_postfix(self, postfix: dict, refresh: bool = False) -> None:
-        self.postfix = dict(postfix)
-
-    def close(self) -> None:
-        if self.done:
-            self._print()
-
-    def _print(self) -> None:
-        import sys
-
-        self.last = time.monotonic()
-        rate = self.done / max(self.last - self.start, 1e-9)
-        counts = ", ".join(f"{v} {k}" for k, v in self.postfix.items())
-        print(f"{self.done}/{self.total} probes ({counts}), {rate:.1f}/s", file=sys.stderr, flush=True)
-
-
-# Remote next-word mode: one request for the first tokens, then one per further token of
-# each candidate word; about 12 per probe at the defaults (docs/nextword.md).
-NEXTWORD_REQUESTS_PER_PROBE = 12
-
-
-@dataclass
-class Estimate:
-    requests: int
-    prompt_tokens: int
-    completion_tokens: int
-    completion_tokens_max: int
-    cost: float | None
-    note: str = ""
-
-    def summary(self) -> str:
-        text = (
-            f"{'about ' if self.note else ''}{self.requests} requests{self.note}; "
-            f"about {self.prompt_tokens:,} prompt tokens and "
-            f"{self.completion_tokens:,} completion tokens (at most {self.completion_tokens_max:,})"
-        )
-        if self.cost is not None:
-            text += f"; estimated cost {self.cost:.4f} at the given prices per million tokens"
-        return text + ". Nothing was asked (--dry-run)."
-
-
-def estimate(
-    prompts: Sequence[str],
-    samples: int = 1,
-    max_tokens: int = 300,
-    price_in: float | None = None,
-    price_out: float | None = None,
-    words_tokens: int = 40,
-    requests_per_prompt: int = 1,
-) -> Estimate:
-    """Tokens and cost of asking `prompts` `samples` times, without asking anything.
-
-    Tokens are estimated at 4 characters per token plus 7 per chat message; a ten-word
-    numbered list takes about 40 completion tokens, `max_tokens` bounds it.
-
-    >>> e = estimate(["x" * 40, "y" * 80], samples=2, max_tokens=300, price_in=1.0, price_out=2.0)
-    >>> (e.requests, e.prompt_tokens, e.completion_tokens, e.completion_tokens_max)
-    (4, 88, 160, 1200)
-    >>> round(e.cost, 6)
-    0.000408
-    """
-    requests = len(prompts) * samples * requests_per_prompt
-    prompt_tokens = samples * requests_per_prompt * sum(-(-len(p) // 4) + 7 for p in prompts)
-    completion = requests * min(words_tokens, max_tokens)
-    cost = None
-    if price_in is not None or price_out is not None:
-        cost = (prompt_tokens * (price_in or 0) + completion * (price_out or 0)) / 1e6
-    note = f" ({requests_per_prompt} per probe in next-word mode)" if requests_per_prompt > 1 else ""
-    return Estimate(requests, prompt_tokens, completion, requests * max_tokens, cost, note)

@@ -136,7 +136,7 @@ def test_a_short_write_is_completed_not_torn(tmp_path, monkeypatch):
 
 
 def test_progress_outside_a_terminal_is_a_plain_line_every_few_seconds(capsys):
-    from stereoprobe.collect import PlainProgress
+    from stereoprobe.progress import PlainProgress
 
     bar = PlainProgress(total=300, every=0.2)
     for i in range(300):
