@@ -106,8 +106,11 @@ class Catalog:
 
 
 def _resolve(wanted: Sequence[str], known: list[str], what: str, flag: str) -> set[str]:
-    by_lower = {k.lower(): k for k in known}
-    out = set()
+    """The names matching `wanted`, case-insensitively (every spelling of a name)."""
+    by_lower: dict[str, set[str]] = {}
+    for k in known:
+        by_lower.setdefault(k.lower(), set()).add(k)
+    out: set[str] = set()
     for name in wanted:
         if name.lower() not in by_lower:
             hint = ", ".join(sorted(set(known))[:12])
@@ -116,7 +119,7 @@ def _resolve(wanted: Sequence[str], known: list[str], what: str, flag: str) -> s
                 f"Unknown {what} {name!r} in {flag}: choose one of {hint}{more} "
                 f"(`stereoprobe probes` lists them all)."
             )
-        out.add(by_lower[name.lower()])
+        out |= by_lower[name.lower()]
     return out
 
 
