@@ -166,11 +166,9 @@ def _no_interrupt() -> Iterator[None]:
 def _cleanup(store: RunStore, manifest: RunManifest, result: CollectResult, status: str) -> None:
     """Compact and finish the manifest; on a full disk leave both as they are (the
     manifest's "running" is read as "stopped" once the lock is free)."""
-    try:
+    with contextlib.suppress(OSError, DataError):
         store.compact()
         _finish(store, manifest, result, status)
-    except OSError:
-        pass
 
 
 def _manifest(

@@ -156,10 +156,7 @@ class RunStore:
                     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
                 data = data[written:]
         except OSError as exc:
-            raise DataError(
-                f"Cannot write to {self.path} ({exc.strerror}); free disk space, then run the "
-                "same command again to continue (answers stored so far are kept)."
-            ) from None
+            raise _cannot_write(self.path, exc) from None
 
     def close(self) -> None:
         if self._fd is not None:
@@ -195,7 +192,15 @@ def is_locked(run_dir: str | Path) -> bool:
 
 
 def atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Replace `path` with `text` all at once (a temporary file, fsync, rename).
+
+    An OSError (a full disk, a read-only directory) becomes a one-line DataError; the
+    old file is left as it was.
+    """
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -203,6 +208,15 @@ def atomic_write(path: Path, text: str) -> None:
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes it private; run files are ordinary files
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise _cannot_write(path, exc) from None
         raise
+
+
+def _cannot_write(path: Path, exc: OSError) -> DataError:
+    return DataError(
+        f"Cannot write to {path} ({exc.strerror or exc}); free disk space or fix the permissions, "
+        "then run the same command again (answers stored so far are kept)."
+    )

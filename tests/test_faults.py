@@ -147,3 +147,20 @@ def test_progress_outside_a_terminal_is_a_plain_line_every_few_seconds(capsys):
     out = capsys.readouterr().err.splitlines()
     assert 2 <= len(out) < 50 and "\r" not in "".join(out)  # not one per update
     assert out[-1].startswith("300/300 probes (300 ok, 0 failed), ")
+
+
+def test_a_full_disk_at_the_start_is_one_line_and_changes_nothing(fake_openai, api_key, tmp_path, run_cli, monkeypatch):
+    import stereoprobe.store as store
+
+    out = tmp_path / "run"
+    assert run_cli(*cli_args(fake_openai, out, "--group", "Sikhs", "--limit", "2")).exit_code == 0
+    before = {f: (out / f).read_bytes() for f in ("completions.jsonl", "manifest.json")}
+
+    def no_space(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(store.tempfile, "mkstemp", no_space)
+    res = run_cli(*cli_args(fake_openai, out, "--group", "Sikhs"))
+    assert "No space left on device" in one_error_line(res)
+    monkeypatch.undo()
+    assert {f: (out / f).read_bytes() for f in before} == before
