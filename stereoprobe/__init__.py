@@ -17,7 +17,9 @@ __version__ = "0.1.0"
 from stereoprobe.api import CollectRequest, estimate_collect, run_collect  # noqa: E402
 from stereoprobe.catalog import Catalog, load_catalog, load_probes  # noqa: E402
 from stereoprobe.errors import StereoprobeError  # noqa: E402
+from stereoprobe.manifest import RunManifest, read_manifest  # noqa: E402
 from stereoprobe.records import Answer, Completion, Probe  # noqa: E402
+from stereoprobe.reparse import reparse  # noqa: E402
 from stereoprobe.store import read_completions  # noqa: E402
 
 __all__ = [
@@ -26,11 +28,14 @@ __all__ = [
     "CollectRequest",
     "Completion",
     "Probe",
+    "RunManifest",
     "StereoprobeError",
     "__version__",
     "estimate_collect",
     "load_catalog",
     "load_probes",
     "read_completions",
+    "read_manifest",
+    "reparse",
     "run_collect",
 ]

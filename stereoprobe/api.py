@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from stereoprobe.catalog import Catalog, load_catalog
-from stereoprobe.collect import CollectResult, Estimate, collect, default_run_dir, estimate
+from stereoprobe.collect import CollectResult, collect, default_run_dir
+from stereoprobe.estimate import Estimate, estimate
 from stereoprobe.errors import DataError
 from stereoprobe.records import Probe
 
@@ -35,25 +36,29 @@ class CollectRequest:
     max_retries: int = 4
     samples: int = 1
     retry_failed: bool = False
+    templates: str | None = None  # template family; None: the paper's (templates.csv)
+    debias: int | None = None  # Mattern et al.'s debiasing prefix 1-6, chat mode only
 
     def check(self) -> None:
-        """Raise DataError for a parameter out of range (the CLI's flags check the same)."""
-        limits = [
-            ("temperature", self.temperature, 0, 2), ("top_p", self.top_p, 0, 1),
-            ("max_tokens", self.max_tokens, 1, None), ("concurrency", self.concurrency, 1, None),
-            ("max_retries", self.max_retries, 0, None), ("samples", self.samples, 1, None),
-            ("limit", self.limit, 1, None),
-        ]
-        for name, value, low, high in limits:
-            if value is not None and (value < low or (high is not None and value > high)):
-                span = f"from {low} to {high}" if high is not None else f"at least {low}"
-                raise DataError(f"--{name.replace('_', '-')} must be {span}, not {value}.")
-        if self.timeout <= 0:
-            raise DataError(f"--timeout must be more than 0 seconds, not {self.timeout}.")
+        """Raise DataError for a parameter out of range (stereoprobe.limits, as the CLI)."""
+        from stereoprobe.limits import RANGES, out_of_range
+
+        for name in RANGES:
+            problem = out_of_range(name, getattr(self, name))
+            if problem:
+                raise DataError(problem)
 
     def probes(self, catalog: Catalog | None = None) -> list[Probe]:
-        cat = catalog or load_catalog(self.catalog)
+        """The selected probes; an empty selection is a DataError (nothing to ask)."""
+        cat = catalog or load_catalog(self.catalog, self.templates)
         probes = cat.select(list(self.categories), list(self.groups), self.format)
+        if not probes:
+            chosen = [f"--category {c}" for c in self.categories] + [f"--group {g!r}" for g in self.groups]
+            chosen += [f"--format {self.format}"] if self.format else []
+            raise DataError(
+                f"No probes match {' '.join(chosen)}: no selected group is in a selected category; "
+                "`stereoprobe probes --group NAME` shows where it is."
+            )
         return probes[: self.limit] if self.limit else probes
 
     def run_dir(self) -> Path:
@@ -70,7 +75,7 @@ def run_collect(request: CollectRequest | None = None, progress: bool = True, **
 
     request = replace(request or CollectRequest(), **kwargs)
     request.check()
-    catalog = load_catalog(request.catalog)
+    catalog = load_catalog(request.catalog, request.templates)
     probes = request.probes(catalog)
     backend = make_backend(
         model=request.model,
@@ -84,6 +89,7 @@ def run_collect(request: CollectRequest | None = None, progress: bool = True, **
         timeout=request.timeout,
         max_retries=request.max_retries,
         concurrency=request.concurrency,
+        debias=request.debias,
     )
     try:
         return collect(
@@ -113,10 +119,16 @@ def estimate_collect(
 
         reject_chat_only(
             {"temperature": request.temperature, "top_p": request.top_p,
-             "max_tokens": request.max_tokens, "instruction": request.instruction}
+             "max_tokens": request.max_tokens, "instruction": request.instruction, "debias": request.debias}
         )
+        from stereoprobe.estimate import NEXTWORD_REQUESTS_PER_PROBE
+
         prompts = [p.prefix for p in probes]
-        return estimate(prompts, request.samples, 1, price_in, price_out, words_tokens=1)
-    instruction = request.instruction or DEFAULT_INSTRUCTION
+        per_probe = 1 if request.base_url is None and request.model is None else NEXTWORD_REQUESTS_PER_PROBE
+        return estimate(prompts, request.samples, 1, price_in, price_out, words_tokens=1,
+                        requests_per_prompt=per_probe)
+    from stereoprobe.debias import debiased
+
+    instruction = debiased(request.instruction or DEFAULT_INSTRUCTION, request.debias)
     prompts = [render_instruction(instruction, p.text) for p in probes]
     return estimate(prompts, request.samples, request.max_tokens, price_in, price_out)

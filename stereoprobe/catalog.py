@@ -4,7 +4,9 @@ A catalog is a directory with three CSV files (see groups/README.md):
 
 - ``categories.csv``: ``category, template_set, note``
 - ``groups.csv``: ``category, group, added_by_paper``
-- ``templates.csv``: ``template_set, template, format, text``
+- ``templates.csv``: ``template_set, template, format, text``: the template family
+  ``paper`` (Busker et al.'s Table 2); another family NAME lives in
+  ``templates-NAME.csv`` with the same columns and is chosen with ``--templates NAME``.
 
 Every group is crossed with every template of its category's template set.
 """
@@ -23,6 +25,7 @@ from stereoprobe.errors import DataError
 from stereoprobe.records import FORMATS, MASK, Probe, probe_id_for
 
 PLACEHOLDER = "<group>"
+DEFAULT_FAMILY = "paper"
 FILES = {
     "categories.csv": ("category", "template_set"),
     "groups.csv": ("category", "group"),
@@ -54,6 +57,7 @@ class Catalog:
     notes: dict[str, str]  # category -> note
     groups: tuple[Group, ...]
     templates: dict[str, tuple[Template, ...]]  # template set -> templates
+    family: str = DEFAULT_FAMILY  # the template family (templates.csv or templates-NAME.csv)
 
     def probes(self) -> list[Probe]:
         """Every group crossed with its category's templates, in file order."""
@@ -102,8 +106,11 @@ class Catalog:
 
 
 def _resolve(wanted: Sequence[str], known: list[str], what: str, flag: str) -> set[str]:
-    by_lower = {k.lower(): k for k in known}
-    out = set()
+    """The names matching `wanted`, case-insensitively (every spelling of a name)."""
+    by_lower: dict[str, set[str]] = {}
+    for k in known:
+        by_lower.setdefault(k.lower(), set()).add(k)
+    out: set[str] = set()
     for name in wanted:
         if name.lower() not in by_lower:
             hint = ", ".join(sorted(set(known))[:12])
@@ -112,7 +119,7 @@ def _resolve(wanted: Sequence[str], known: list[str], what: str, flag: str) -> s
                 f"Unknown {what} {name!r} in {flag}: choose one of {hint}{more} "
                 f"(`stereoprobe probes` lists them all)."
             )
-        out.add(by_lower[name.lower()])
+        out |= by_lower[name.lower()]
     return out
 
 
@@ -155,13 +162,24 @@ def _read_rows(path: Path, required: Iterable[str]) -> list[tuple[int, dict[str,
     return rows
 
 
-def load_catalog(path: str | Path | None = None) -> Catalog:
-    """Read and validate a catalog directory (default: the paper's catalog)."""
+def template_families(root: Path) -> list[str]:
+    """The template families of a catalog directory: paper, then templates-NAME.csv's NAMEs."""
+    return [DEFAULT_FAMILY] + sorted(p.stem[len("templates-"):] for p in root.glob("templates-*.csv"))
+
+
+def load_catalog(path: str | Path | None = None, templates: str | None = None) -> Catalog:
+    """Read and validate a catalog directory (default: the paper's catalog) with one
+    template family (default: the paper's, templates.csv)."""
     root = Path(path) if path is not None else default_catalog_dir()
     if not root.is_dir():
         raise DataError(f"{root}: no such catalog directory; pass --catalog DIR holding {', '.join(FILES)}.")
-
-    tpath = root / "templates.csv"
+    family = templates or DEFAULT_FAMILY
+    if family not in template_families(root):
+        raise DataError(
+            f"Unknown template family {family!r} in --templates: choose one of "
+            f"{', '.join(template_families(root))}."
+        )
+    tpath = root / ("templates.csv" if family == DEFAULT_FAMILY else f"templates-{family}.csv")
     templates: dict[str, list[Template]] = {}
     for line, row in _read_rows(tpath, FILES["templates.csv"]):
         where = f"{tpath}, line {line}"
@@ -212,9 +230,12 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
             raise DataError(f"{where}: empty 'group'.")
         if PLACEHOLDER in row["group"]:
             raise DataError(f"{where}: group {row['group']!r} contains {PLACEHOLDER}.")
-        key = (row["category"], row["group"])
+        key = (row["category"], row["group"].casefold())
         if key in seen:
-            raise DataError(f"{where}: group {row['group']!r} appears twice in category {row['category']!r}.")
+            raise DataError(
+                f"{where}: group {row['group']!r} appears twice in category {row['category']!r} "
+                "(names differing only in case are the same group for --group); keep one."
+            )
         seen.add(key)
         added = row.get("added_by_paper", "no").lower()
         if added not in ("yes", "no", ""):
@@ -231,6 +252,7 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
         notes=notes,
         groups=tuple(groups),
         templates={k: tuple(v) for k, v in templates.items()},
+        family=family,
     )
 
 
@@ -239,8 +261,9 @@ def load_probes(
     group: str | Sequence[str] | None = None,
     format: str | None = None,
     catalog: str | Path | Catalog | None = None,
+    templates: str | None = None,
 ) -> list[Probe]:
     """The catalog's probes, optionally filtered: the Python face of `stereoprobe probes`."""
-    cat = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
+    cat = catalog if isinstance(catalog, Catalog) else load_catalog(catalog, templates)
     as_list = lambda v: [v] if isinstance(v, str) else list(v or [])  # noqa: E731
     return cat.select(as_list(category), as_list(group), format)

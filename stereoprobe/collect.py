@@ -1,25 +1,28 @@
-"""Drive a backend over probes: resume, bounded concurrency, progress, counts, manifest."""
+"""Drive a backend over probes: lock, resume, workers, Ctrl-C, parsing, counts, manifest."""
 
 from __future__ import annotations
 
+import contextlib
+import queue
 import re
+import signal
+import threading
 import time
 from collections import Counter
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterator, Sequence
 
 from stereoprobe import __version__
 from stereoprobe.backends.base import Backend
 from stereoprobe.catalog import Catalog
 from stereoprobe.errors import BackendError, DataError
+from stereoprobe.manifest import BackendSettings, CatalogInfo, RunManifest, read_manifest, write_manifest
+from stereoprobe.parse import parse_reply
 from stereoprobe.records import Completion, Probe
 from stereoprobe.store import RunStore, now_iso
 
 STATUSES = ("ok", "refused", "unparseable", "failed")
-# Settings that may change between sessions of one run without changing its answers.
-VOLATILE = {"timeout_s", "max_retries", "n_threads", "llama_cpp_python"}
 
 
 @dataclass
@@ -38,6 +41,13 @@ class CollectResult:
             f"Run {self.run_dir}: {total}."
         )
 
+    def next_step(self) -> str:
+        """The command to run next: retry the failures, or score the run."""
+        if self.totals.get("failed"):
+            return (f"Next: repeat the same command with --retry-failed to ask the "
+                    f"{self.totals['failed']} failed probes again, then `stereoprobe sentiment {self.run_dir}`.")
+        return f"Next: `stereoprobe sentiment {self.run_dir}`."
+
 
 def slug(name: str) -> str:
     """A directory-friendly name for a model.
@@ -54,16 +64,16 @@ def default_run_dir(model_name: str) -> Path:
     return Path("runs") / slug(model_name)
 
 
-def identity(settings: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in settings.items() if k not in VOLATILE}
-
-
-def _check_same_run(old: dict[str, Any] | None, settings: dict[str, Any], run_dir: Path) -> None:
-    if not old or "settings" not in old:
+def _check_same_run(old: RunManifest | None, new: RunManifest, run_dir: Path) -> None:
+    """A run's settings and catalog are its identity: continuing with others is refused."""
+    if old is None:
         return
-    before, now = identity(old["settings"]), identity(settings)
-    if before != now:
-        diff = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+    before, now = old.settings.identity(), new.settings.identity()
+    diff = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+    if old.catalog and new.catalog and old.catalog.identity() != new.catalog.identity():
+        same_family = old.catalog.template_family == new.catalog.template_family
+        diff.append("catalog" if same_family else "template family")
+    if diff:
         raise DataError(
             f"{run_dir} holds a run with other settings ({', '.join(diff)} differ); "
             "pass --out NEW_DIR for a new run, or repeat the original settings to continue it."
@@ -89,11 +99,13 @@ def collect(
     if samples < 1:
         raise DataError(f"--samples must be at least 1, not {samples}.")
     store = RunStore(out)
-    settings = {**backend.describe(), "mode": backend.mode, "samples": samples}
-    old = store.read_manifest()
-    _check_same_run(old, settings, store.dir)
-    existing = store.open()
+    new_dir = not store.dir.exists()
+    store.lock()
     try:
+        old = read_manifest(store.dir)
+        manifest = _manifest(old, backend, samples, catalog, probes)
+        _check_same_run(old, manifest, store.dir)
+        existing = store.open()
         todo = [
             (p, s)
             for p in probes
@@ -102,62 +114,127 @@ def collect(
             or (retry_failed and existing[(p.probe_id, s)].status == "failed")
         ]
         result = CollectResult(run_dir=store.dir, asked=0, skipped=len(probes) * samples - len(todo))
-        manifest = _manifest(old, settings, catalog, backend)
-        manifest["status"] = "running"
-        store.write_manifest(manifest)
+        write_manifest(store.dir, manifest)
         status = "stopped"
         try:
             _run(todo, backend, store, result, concurrency or backend.max_concurrency, progress)
             status = "complete"
-        finally:
-            store.close()
-            store.compact()
-            _finish(store, manifest, result, status)
+        except BackendError:
+            if old is None and not existing and not result.counts.keys() - {"failed"}:
+                store.close()  # nothing answered: the directory is not bound to these settings
+                _unbind(store, new_dir)
+                raise
+            _cleanup(store, manifest, result, status)
+            raise
+        except BaseException:
+            with _no_interrupt():  # a second Ctrl-C must not tear the cleanup
+                store.close()
+                _cleanup(store, manifest, result, status)
+            raise
+        store.close()
+        _cleanup(store, manifest, result, status)
     finally:
         store.close()
+        store.unlock()
     return result
 
 
-def _manifest(old: dict | None, settings: dict, catalog: Catalog | None, backend: Backend) -> dict:
-    m = dict(old or {})
-    m.setdefault("created_at", now_iso())
-    m["stereoprobe_version"] = __version__
-    m["model"] = settings.get("model")
-    m["endpoint"] = settings.get("endpoint")
-    m["mode"] = backend.mode
-    m["settings"] = settings
-    m["instruction"] = settings.get("instruction")
-    if catalog is not None:
-        from stereoprobe.catalog import default_catalog_dir
-
-        where = "built-in" if catalog.path.resolve() == default_catalog_dir().resolve() else str(catalog.path)
-        m["catalog"] = {"path": where, "sha256": catalog.sha256, "probes": len(catalog.probes())}
-    m["started_at"] = now_iso()
-    m.pop("finished_at", None)
-    return m
+def _unbind(store: RunStore, new_dir: bool) -> None:
+    """Remove what a run that got no answer created, so the next one starts afresh."""
+    store.path.unlink(missing_ok=True)
+    store.manifest_path.unlink(missing_ok=True)
+    if new_dir:
+        store.unlock()
+        (store.dir / ".lock").unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            store.dir.rmdir()
 
 
-def _finish(store: RunStore, manifest: dict, result: CollectResult, status: str) -> None:
+@contextlib.contextmanager
+def _no_interrupt() -> Iterator[None]:
+    """Ignore Ctrl-C while the run's files are put in order (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def _cleanup(store: RunStore, manifest: RunManifest, result: CollectResult, status: str) -> None:
+    """Compact and finish the manifest; on a full disk leave both as they are (the
+    manifest's "running" is read as "stopped" once the lock is free)."""
+    with contextlib.suppress(OSError, DataError):
+        store.compact()
+        _finish(store, manifest, result, status)
+
+
+def _manifest(
+    old: RunManifest | None, backend: Backend, samples: int, catalog: Catalog | None, probes: Sequence[Probe]
+) -> RunManifest:
+    from stereoprobe.parse import PARSER_VERSION
+
+    settings = BackendSettings.from_describe({**backend.describe(), "mode": backend.mode, "samples": samples})
+    return RunManifest(
+        settings=settings,
+        catalog=_catalog_info(catalog, probes, old.catalog if old else None),
+        status="running",
+        stereoprobe_version=__version__,
+        created_at=(old.created_at if old else None) or now_iso(),
+        started_at=now_iso(),
+        parser_version=PARSER_VERSION if backend.mode == "chat" else None,
+        counts=old.counts if old else {},
+        sessions=old.sessions if old else (),
+    )
+
+
+def _catalog_info(catalog: Catalog | None, probes: Sequence[Probe], old: CatalogInfo | None) -> CatalogInfo | None:
+    """The catalog's identity and the texts of the templates this run used (old ones kept)."""
+    if catalog is None:
+        return old
+    from stereoprobe.catalog import default_catalog_dir
+
+    where = "built-in" if catalog.path.resolve() == default_catalog_dir().resolve() else str(catalog.path)
+    used = {(p.category, p.template) for p in probes}
+    templates = dict(old.templates) if old else {}
+    for category, template_set in catalog.categories.items():
+        for t in catalog.templates[template_set]:
+            if (category, t.template) in used:
+                templates[t.template] = {"text": t.text, "format": t.format}
+    return CatalogInfo(
+        path=where, sha256=catalog.sha256, probes=len(catalog.probes()),
+        template_family=catalog.family, templates=templates,
+    )
+
+
+def _finish(store: RunStore, manifest: RunManifest, result: CollectResult, status: str) -> None:
+    from dataclasses import replace
+
     from stereoprobe.store import read_completions
 
     records = read_completions(store.path) if store.path.exists() else []
     result.totals = Counter(r.status for r in records)
-    manifest["finished_at"] = now_iso()
-    manifest["status"] = status
-    manifest["counts"] = {s: result.totals.get(s, 0) for s in STATUSES} | {"records": len(records)}
-    manifest.setdefault("sessions", []).append(
-        {
-            "started_at": manifest["started_at"],
-            "finished_at": manifest["finished_at"],
-            "asked": result.asked,
-            "status": status,
-            **{s: result.counts.get(s, 0) for s in STATUSES},
-        }
-    )
-    store.write_manifest(manifest)
+    finished = now_iso()
+    session = {
+        "started_at": manifest.started_at,
+        "finished_at": finished,
+        "asked": result.asked,
+        "status": status,
+        **{s: result.counts.get(s, 0) for s in STATUSES},
+    }
+    write_manifest(store.dir, replace(
+        manifest,
+        status=status,
+        finished_at=finished,
+        counts={s: result.totals.get(s, 0) for s in STATUSES} | {"records": len(records)},
+        sessions=(*manifest.sessions, session),
+    ))
 
 
-def _ask(backend: Backend, probe: Probe, sample: int, preflight: bool = False) -> Completion:
+def _ask(backend: Backend, probe: Probe, sample: int, preflight: bool = False) -> tuple[Completion, bool]:
+    """One probe's record, and whether its request timed out."""
     start = time.perf_counter()
     base = dict(
         probe_id=probe.probe_id,
@@ -175,26 +252,40 @@ def _ask(backend: Backend, probe: Probe, sample: int, preflight: bool = False) -
     except Exception as exc:  # stored as this probe's error; the run goes on
         if preflight and isinstance(exc, ConnectionError):
             # the very first request cannot connect: the endpoint is wrong or down
-            endpoint = backend.describe().get("endpoint", "the endpoint")
             raise BackendError(
-                f"Cannot reach {endpoint} ({exc}); check --base-url and that the server is running."
+                f"Cannot reach {_endpoint(backend)} ({exc}); check --base-url and that the server is running."
             ) from None
-        return Completion(
+        failed = Completion(
             **base,
             error=str(exc) or type(exc).__name__,
             attempts=backend.attempts_of_last_ask(),
             latency_s=round(time.perf_counter() - start, 4),
         )
+        return failed, _is_timeout(exc)
+    words, refused = list(answer.words), answer.refused
+    if backend.mode == "chat" and not refused:  # parsing is a store-side step
+        parsed = parse_reply(answer.raw, probe_text=probe.text, group=probe.group)
+        words, refused = parsed.words, parsed.refused
     return Completion(
         **base,
-        words=list(answer.words),
+        words=words,
         probabilities=list(answer.probabilities) if answer.probabilities is not None else None,
         raw=answer.raw,
-        refused=answer.refused,
+        refused=refused,
         attempts=backend.attempts_of_last_ask(),
         latency_s=round(time.perf_counter() - start, 4),
         usage=answer.usage,
-    )
+        response=answer.response,
+    ), False
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    """A request that timed out: TimeoutError, or a client's own timeout class (openai's)."""
+    return isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__
+
+
+def _endpoint(backend: Backend) -> str:
+    return str(backend.describe().get("endpoint") or "the endpoint")
 
 
 def _run(
@@ -205,93 +296,80 @@ def _run(
     concurrency: int,
     progress: bool,
 ) -> None:
-    from tqdm import tqdm
+    """Ask `todo` on daemon worker threads; only this thread writes to the store.
 
+    Ctrl-C (or a fatal error) stops at once: answers already received are stored,
+    requests in flight are abandoned (their daemon threads never delay the exit).
+    A hung endpoint, whose first requests time out before anything succeeded, stops
+    the run with a BackendError; later timeouts stay per-probe failures.
+    """
     if not todo:
         return
-    bar = tqdm(total=len(todo), unit="probe", disable=not progress, dynamic_ncols=True)
+    from stereoprobe.progress import progress_bar
 
-    def keep(rec: Completion) -> None:
+    bar = progress_bar(len(todo), progress)
+    answered = False
+
+    def keep(item: tuple[Completion, bool]) -> None:
+        nonlocal answered
+        rec, timed_out = item
         store.append(rec)
         result.asked += 1
         result.counts[rec.status] += 1
         bar.update(1)
         bar.set_postfix({s: result.counts.get(s, 0) for s in STATUSES}, refresh=False)
+        answered = answered or rec.status != "failed"
+        if timed_out and not answered:
+            raise BackendError(
+                f"{_endpoint(backend)} answered nothing before timing out ({rec.error}); "
+                "check that the server is up and serving --model, or raise --timeout."
+            )
+
+    items: queue.SimpleQueue = queue.SimpleQueue()
+    for item in todo[1:]:
+        items.put(item)
+    results: queue.SimpleQueue = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
+            try:
+                probe, sample = items.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                results.put(_ask(backend, probe, sample))
+            except BaseException as exc:  # handed to the main thread
+                results.put(exc)
 
     try:
         # Preflight: the first probe alone, so a wrong key or URL stops the run at once.
-        first = _ask(backend, *todo[0], preflight=True)
-        keep(first)
-        items: Iterable[tuple[Probe, int]] = iter(todo[1:])
-        workers = max(1, min(concurrency, backend.max_concurrency))
-        pool = ThreadPoolExecutor(max_workers=workers)
-        pending: set[Future] = set()
+        keep(_ask(backend, *todo[0], preflight=True))
+        workers = max(1, min(concurrency, backend.max_concurrency, len(todo) - 1))
+        for _ in range(workers if len(todo) > 1 else 0):
+            threading.Thread(target=work, daemon=True, name="stereoprobe-ask").start()
+        remaining = len(todo) - 1
         try:
-            for item in items:  # keep at most 2 x workers submitted, to bound memory
-                pending.add(pool.submit(_ask, backend, *item))
-                if len(pending) >= 2 * workers:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        keep(fut.result())
-            for fut in _as_done(pending):
-                keep(fut.result())
-        except BaseException:
-            # Ctrl-C or a fatal backend error: stop at once. Requests in flight are not
-            # waited for (their answers are not stored); the caller closes the backend.
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
+            while remaining:
+                try:
+                    out = results.get(timeout=0.2)  # short waits: Ctrl-C is seen at once
+                except queue.Empty:
+                    continue
+                remaining -= 1
+                if isinstance(out, BaseException):
+                    raise out
+                keep(out)
+        finally:
+            stop.set()
+            _keep_received(results, keep)
     finally:
         bar.close()
 
 
-def _as_done(pending: set[Future]) -> Iterable[Future]:
-    while pending:
-        done, pending = wait(pending, return_when=FIRST_COMPLETED)
-        yield from done
-
-
-@dataclass
-class Estimate:
-    requests: int
-    prompt_tokens: int
-    completion_tokens: int
-    completion_tokens_max: int
-    cost: float | None
-
-    def summary(self) -> str:
-        text = (
-            f"{self.requests} requests; about {self.prompt_tokens:,} prompt tokens and "
-            f"{self.completion_tokens:,} completion tokens (at most {self.completion_tokens_max:,})"
-        )
-        if self.cost is not None:
-            text += f"; estimated cost {self.cost:.4f} at the given prices per million tokens"
-        return text + ". Nothing was asked (--dry-run)."
-
-
-def estimate(
-    prompts: Sequence[str],
-    samples: int = 1,
-    max_tokens: int = 300,
-    price_in: float | None = None,
-    price_out: float | None = None,
-    words_tokens: int = 40,
-) -> Estimate:
-    """Tokens and cost of asking `prompts` `samples` times, without asking anything.
-
-    Tokens are estimated at 4 characters per token plus 7 per chat message; a ten-word
-    numbered list takes about 40 completion tokens, `max_tokens` bounds it.
-
-    >>> e = estimate(["x" * 40, "y" * 80], samples=2, max_tokens=300, price_in=1.0, price_out=2.0)
-    >>> (e.requests, e.prompt_tokens, e.completion_tokens, e.completion_tokens_max)
-    (4, 88, 160, 1200)
-    >>> round(e.cost, 6)
-    0.000408
-    """
-    requests = len(prompts) * samples
-    prompt_tokens = samples * sum(-(-len(p) // 4) + 7 for p in prompts)
-    completion = requests * min(words_tokens, max_tokens)
-    cost = None
-    if price_in is not None or price_out is not None:
-        cost = (prompt_tokens * (price_in or 0) + completion * (price_out or 0)) / 1e6
-    return Estimate(requests, prompt_tokens, completion, requests * max_tokens, cost)
+def _keep_received(results: queue.SimpleQueue, keep: Any) -> None:
+    """Store the answers that arrived but were not stored yet (the run is stopping)."""
+    with contextlib.suppress(Exception):
+        while True:
+            out = results.get_nowait()
+            if not isinstance(out, BaseException):
+                keep(out)

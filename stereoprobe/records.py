@@ -49,13 +49,20 @@ class Probe:
 
 @dataclass(frozen=True)
 class Answer:
-    """What a backend returns for one probe."""
+    """What a backend returns for one probe.
+
+    A chat backend returns the reply as ``raw`` with no ``words``: collect parses it
+    (store-side, so `stereoprobe reparse` can redo it). A next-word backend returns the
+    ranked ``words`` itself. ``response`` keeps what the provider said about itself
+    (the answered model name, ``system_fingerprint``).
+    """
 
     words: list[str]
     raw: str
     probabilities: list[float] | None = None
     refused: bool = False
     usage: dict[str, Any] | None = None
+    response: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,7 @@ class Completion:
     attempts: int = 0
     latency_s: float | None = None
     usage: dict[str, Any] | None = None
+    response: dict[str, Any] | None = None  # the provider's answered model, system_fingerprint
 
     @property
     def key(self) -> tuple[str, int]:
@@ -96,5 +104,38 @@ class Completion:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Completion":
+        """A record from one parsed JSON line; TypeError names a field of the wrong type."""
+        if not isinstance(data, dict):
+            raise TypeError("expected a JSON object")
         names = cls.__dataclass_fields__.keys()
-        return cls(**{k: data[k] for k in names if k in data})
+        values = {k: data[k] for k in names if k in data}
+        for name, value in values.items():
+            _check_type(name, value)
+        return cls(**values)
+
+
+_STR = ("probe_id", "category", "group", "template", "format", "prompt")
+
+
+def _check_type(name: str, value: Any) -> None:
+    """Raise TypeError when a completion field holds the wrong type of JSON value."""
+    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
+    ok = {
+        "sample": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+        "words": lambda v: isinstance(v, list) and all(isinstance(w, str) for w in v),
+        "probabilities": lambda v: v is None or (isinstance(v, list) and all(number(p) for p in v)),
+        "raw": lambda v: v is None or isinstance(v, str),
+        "refused": lambda v: isinstance(v, bool),
+        "error": lambda v: v is None or isinstance(v, str),
+        "attempts": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "latency_s": lambda v: v is None or number(v),
+        "usage": lambda v: v is None or isinstance(v, dict),
+        "response": lambda v: v is None or isinstance(v, dict),
+    }.get(name, lambda v: isinstance(v, str) if name in _STR else True)
+    if not ok(value):
+        raise TypeError(f"field {name!r} has the wrong type ({json_type(value)})")
+
+
+def json_type(value: Any) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "true/false", type(None): "null"}.get(
+        type(value), "number")

@@ -7,13 +7,18 @@ completions.jsonl is the cache, the log and the resume point at once:
   line, which readers drop;
 - the last line for a ``(probe_id, sample)`` wins (a ``--retry-failed`` run appends a new
   line for a failed probe); ``compact()`` rewrites the file with one line per key through
-  a temporary file and an atomic rename, so a kill during compaction loses nothing.
+  a temporary file and an atomic rename, so a kill during compaction loses nothing;
+- one process at a time: ``lock()`` takes an exclusive ``flock`` on ``RUN_DIR/.lock``
+  (released by the kernel when the process dies, so a killed run never leaves it stuck)
+  and writes who holds it there; a second collect or reparse is refused naming the holder.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import socket
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,8 +27,9 @@ from typing import Any, Iterable
 from stereoprobe.errors import DataError
 from stereoprobe.records import Completion
 
-MANIFEST = "manifest.json"
+MANIFEST = "manifest.json"  # read and written by stereoprobe.manifest
 COMPLETIONS = "completions.jsonl"
+LOCK = ".lock"
 
 
 def now_iso() -> str:
@@ -86,20 +92,37 @@ class RunStore:
         self.path = self.dir / COMPLETIONS
         self.manifest_path = self.dir / MANIFEST
         self._fd: int | None = None
+        self._lock_fd: int | None = None
 
-    # -- manifest -----------------------------------------------------------------
-    def read_manifest(self) -> dict[str, Any] | None:
-        if not self.manifest_path.is_file():
-            return None
+    # -- one writer at a time -------------------------------------------------------
+    def lock(self) -> None:
+        """Take the run directory's exclusive lock, or raise DataError naming its holder."""
+        import fcntl
+
         try:
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
             raise DataError(
-                f"{self.manifest_path}: not valid JSON ({exc.msg}); restore it or use a new --out directory."
+                f"Cannot write to {self.dir} ({exc.strerror}); choose a writable --out directory."
             ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 200).decode("utf-8", "replace").strip() or "another process"
+            os.close(fd)
+            raise DataError(
+                f"{self.dir} is in use by {holder}; wait for it to finish (or stop it), "
+                "or pass --out NEW_DIR."
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()} since {now_iso()}\n".encode())
+        self._lock_fd = fd
 
-    def write_manifest(self, manifest: dict[str, Any]) -> None:
-        _atomic_write(self.manifest_path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    def unlock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing the descriptor releases the flock
+            self._lock_fd = None
 
     # -- records ------------------------------------------------------------------
     def open(self) -> dict[tuple[str, int], Completion]:
@@ -125,8 +148,15 @@ class RunStore:
 
     def append(self, record: Completion) -> None:
         assert self._fd is not None, "RunStore.open() first"
-        line = json.dumps(record.to_dict(), ensure_ascii=False) + "\n"
-        os.write(self._fd, line.encode("utf-8"))
+        data = (json.dumps(record.to_dict(), ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            while data:  # os.write may write less than asked (a full disk, a signal)
+                written = os.write(self._fd, data)
+                if written <= 0:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                data = data[written:]
+        except OSError as exc:
+            raise _cannot_write(self.path, exc) from None
 
     def close(self) -> None:
         if self._fd is not None:
@@ -140,12 +170,37 @@ class RunStore:
         dropped = len(records) - len(latest)
         if dropped:
             text = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in latest.values())
-            _atomic_write(self.path, text)
+            atomic_write(self.path, text)
         return dropped
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def is_locked(run_dir: str | Path) -> bool:
+    """Whether a process holds the run directory's lock (see RunStore.lock)."""
+    import fcntl
+
+    path = Path(run_dir) / LOCK
+    if not path.is_file():
+        return False
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Replace `path` with `text` all at once (a temporary file, fsync, rename).
+
+    An OSError (a full disk, a read-only directory) becomes a one-line DataError; the
+    old file is left as it was.
+    """
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -153,6 +208,15 @@ def _atomic_write(path: Path, text: str) -> None:
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes it private; run files are ordinary files
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise _cannot_write(path, exc) from None
         raise
+
+
+def _cannot_write(path: Path, exc: OSError) -> DataError:
+    return DataError(
+        f"Cannot write to {path} ({exc.strerror or exc}); free disk space or fix the permissions, "
+        "then run the same command again (answers stored so far are kept)."
+    )

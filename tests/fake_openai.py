@@ -39,7 +39,7 @@ VOCABULARY = (
     "creative modest greedy cheerful"
 ).split()
 REFUSAL = "I'm sorry, but I can't help with that request."
-FAULTS = ("429", "500", "503", "delay", "drop", "malformed", "no_choices")
+FAULTS = ("400", "429", "500", "503", "delay", "drop", "malformed", "no_choices")
 
 
 def answer_words(message: str) -> list[str]:
@@ -296,6 +296,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.kind == "429":
             self._error(429, "Rate limit reached; try again later.", "requests", "rate_limit_exceeded",
                         {"Retry-After": f"{fault.retry_after:g}"})
+        elif fault.kind == "400":
+            self._error(400, "Invalid 'max_tokens': too large.", "invalid_request_error", None)
         elif fault.kind in ("500", "503"):
             self._error(int(fault.kind), "The server had an error processing your request.", "server_error", None)
         elif fault.kind == "drop":

@@ -202,3 +202,28 @@ def test_expansion_puts_any_group_name_in_every_template(tmp_path_factory, group
     probes = load_catalog(root).probes()
     assert [p.text for p in probes] == [f"{group} are so ...", f"why are {group} so ..."]
     assert [p.prefix for p in probes] == [f"{group} are so", f"why are {group} so"]
+
+
+def test_groups_differing_only_in_case_are_refused(tmp_path):
+    import shutil
+
+    from stereoprobe.catalog import default_catalog_dir, load_catalog
+    from stereoprobe.errors import DataError
+
+    shutil.copytree(default_catalog_dir(), tmp_path / "cat")
+    with (tmp_path / "cat" / "groups.csv").open("a") as f:
+        f.write("religion,sikhs,no\n")
+    with pytest.raises(DataError, match=r"group 'sikhs' appears twice in category 'religion' \(names differing only in case"):
+        load_catalog(tmp_path / "cat")
+
+
+def test_group_selects_every_spelling_across_categories(tmp_path):
+    import shutil
+
+    from stereoprobe.catalog import default_catalog_dir, load_catalog
+
+    shutil.copytree(default_catalog_dir(), tmp_path / "cat")
+    with (tmp_path / "cat" / "groups.csv").open("a") as f:
+        f.write("lifestyle,sikhs,no\n")  # another category: not a duplicate
+    cat = load_catalog(tmp_path / "cat")
+    assert {(p.category, p.group) for p in cat.select([], ["SIKHS"])} == {("religion", "Sikhs"), ("lifestyle", "sikhs")}

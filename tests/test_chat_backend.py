@@ -9,6 +9,8 @@ import pytest
 from conftest import TEST_KEY
 from fake_openai import REFUSAL, answer_words, reply_text
 
+from stereoprobe.parse import parse_reply
+
 from stereoprobe.backends import make_backend, resolve_api_key
 from stereoprobe.backends.chat import DEFAULT_INSTRUCTION, ChatBackend
 from stereoprobe.errors import BackendError, DataError
@@ -28,9 +30,11 @@ def test_ask_returns_the_servers_words_raw_reply_and_usage(fake_openai):
     answer = b.ask(OLD)
     prompt = DEFAULT_INSTRUCTION.replace("{probe}", OLD.text)
     assert b.prompt(OLD) == prompt and prompt.endswith("Sentence: why are old people so ...")
-    assert answer.words == answer_words(prompt) and len(answer.words) == 10
-    assert answer.raw == reply_text(answer.words)
+    assert answer.words == []  # the backend returns the reply; collect parses it
+    assert answer.raw == reply_text(answer_words(prompt))
+    assert parse_reply(answer.raw, OLD.text, OLD.group).words == answer_words(prompt)
     assert (answer.refused, answer.probabilities) == (False, None)
+    assert answer.response == {"model": "fake-chat", "system_fingerprint": None}
     assert answer.usage["prompt_tokens"] == len(prompt.split())
     assert answer.usage["completion_tokens"] == 20 and answer.usage["total_tokens"] == len(prompt.split()) + 20
     assert b.attempts_of_last_ask() == 1
@@ -46,9 +50,10 @@ def test_describe_has_the_settings_and_never_the_key(fake_openai):
         "backend": "openai-chat",
         "model": "fake-chat",
         "endpoint": fake_openai.base_url + "/",
-        "parameters": {"temperature": 0.3, "max_tokens": 300, "top_p": 1.0},
+        "temperature": 0.3, "max_tokens": 300, "top_p": 1.0,
         "instruction": "Words for {probe}",
-        "timeout_s": 5.0,
+        "debias": None,
+        "timeout": 5.0,
         "max_retries": 1,
     }
     assert TEST_KEY not in repr(d)
@@ -73,8 +78,9 @@ def test_attempts_are_counted_per_thread(fake_openai):
 
 def test_refusals_in_the_content_or_the_refusal_field(fake_openai):
     fake_openai.refuse_marker = "old people"
-    answer = backend(fake_openai).ask(OLD)
-    assert (answer.words, answer.refused, answer.raw) == ([], True, REFUSAL)
+    answer = backend(fake_openai).ask(OLD)  # a refusal in the text: the parser finds it
+    assert (answer.words, answer.refused, answer.raw) == ([], False, REFUSAL)
+    assert parse_reply(answer.raw).refused
     fake_openai.refusal_field = True  # content null, message.refusal set
     answer = backend(fake_openai).ask(OLD)
     assert (answer.words, answer.refused, answer.raw) == ([], True, REFUSAL)
@@ -112,7 +118,7 @@ def test_loopback_needs_no_key(fake_openai, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     fake_openai.api_key = None  # accept any key
     b = make_backend(model="fake-chat", base_url=fake_openai.base_url, max_retries=0)
-    assert isinstance(b, ChatBackend) and len(b.ask(OLD).words) == 10
+    assert isinstance(b, ChatBackend) and len(parse_reply(b.ask(OLD).raw).words) == 10
     assert resolve_api_key(fake_openai.base_url, None) == "not-needed"
 
 
@@ -120,7 +126,7 @@ def test_the_key_comes_from_the_named_variable(fake_openai, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("MY_KEY", f"  {TEST_KEY}\n")
     b = make_backend(model="fake-chat", base_url=fake_openai.base_url, api_key_env="MY_KEY", max_retries=0)
-    assert len(b.ask(OLD).words) == 10  # the server checked the bearer token (stripped)
+    assert len(parse_reply(b.ask(OLD).raw).words) == 10  # the server checked the bearer token (stripped)
     assert TEST_KEY not in repr(b.describe())
 
 

@@ -121,3 +121,75 @@ def test_kill_9_mid_run_loses_at_most_the_requests_in_flight(fake_openai, tmp_pa
     assert not set(asked_after) & done_at_kill
     assert len(asked_after) == 60 - len(done_at_kill)
     assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
+
+
+def test_a_record_of_the_wrong_type_is_one_line_naming_it(tmp_path):
+    import pytest
+
+    from stereoprobe.errors import DataError
+    from stereoprobe.store import read_completions
+
+    good = {"probe_id": "p1", "sample": 0, "category": "age", "group": "old people", "template": "are_so",
+            "format": "statement", "prompt": "old people are so", "words": ["wise"]}
+    path = tmp_path / "completions.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "sample": 1, "words": "notalist"}) + "\n")
+    with pytest.raises(DataError) as info:
+        read_completions(tmp_path)
+    assert str(info.value) == (
+        f"{path}, line 2: not a completion record (field 'words' has the wrong type (string)); "
+        "fix or remove that line.")
+
+
+def test_a_0_1_0_manifest_still_reads(tmp_path):
+    import shutil
+
+    from stereoprobe.manifest import read_manifest
+
+    shutil.copy(Path(__file__).resolve().parent.parent / "notebooks" / "example_run" / "manifest.json", tmp_path)
+    m = read_manifest(tmp_path)
+    assert (m.version, m.status, m.model, m.mode, m.endpoint) == (1, "complete", "gemma-3-270m-q4_k_m", "next-word", None)
+    assert m.settings.backend == "local" and m.settings.samples == 1 and m.settings.options["n_ctx"] == 256
+    assert m.catalog.template_family == "paper" and m.catalog.probes == 2292
+    assert m.counts["ok"] == 114
+
+
+def test_a_0_1_0_chat_manifest_maps_to_the_shared_key_names(tmp_path):
+    from stereoprobe.manifest import read_manifest
+
+    old = {"model": "gpt-x", "mode": "chat", "status": "complete", "instruction": "Ten words: {probe}",
+           "settings": {"backend": "openai-chat", "model": "gpt-x", "endpoint": "https://api.example/v1/",
+                        "parameters": {"temperature": 0.7, "max_tokens": 50, "top_p": 0.9},
+                        "instruction": "Ten words: {probe}", "timeout_s": 30.0, "max_retries": 4, "samples": 1}}
+    (tmp_path / "manifest.json").write_text(json.dumps(old))
+    s = read_manifest(tmp_path).settings
+    assert (s.endpoint, s.timeout, s.temperature, s.max_tokens, s.top_p) == ("https://api.example/v1/", 30.0, 0.7, 50, 0.9)
+    assert s.options == {}
+    nw = {"settings": {"backend": "openai-completions", "mode": "next-word", "model": "m",
+                       "base_url": "http://127.0.0.1:1/v1", "timeout": 9.0, "top_n": 10}}
+    (tmp_path / "manifest.json").write_text(json.dumps(nw))
+    s = read_manifest(tmp_path).settings
+    assert (s.endpoint, s.timeout, s.options) == ("http://127.0.0.1:1/v1", 9.0, {"top_n": 10})
+
+
+def test_a_run_written_by_0_1_0_is_continued_not_refused(fake_openai, api_key, tmp_path):
+    from stereoprobe.manifest import read_manifest
+
+    out = tmp_path / "run"
+    kw = dict(model="fake-chat", base_url=fake_openai.base_url, out=out, max_retries=1, timeout=5.0, progress=False)
+    run_collect(groups=["Sikhs"], limit=3, **kw)
+    m = json.loads((out / "manifest.json").read_text())
+    s = m["settings"]  # rewrite it as 0.1.0 did: nested parameters, timeout_s, no version
+    m["settings"] = {"backend": s["backend"], "model": s["model"], "endpoint": s["endpoint"],
+                     "parameters": {k: s[k] for k in ("temperature", "max_tokens", "top_p")},
+                     "instruction": s["instruction"], "timeout_s": 30.0, "max_retries": 4,
+                     "mode": "chat", "samples": 1}
+    for key in ("version", "parser_version"):
+        m.pop(key)
+    m["catalog"] = {k: m["catalog"][k] for k in ("path", "sha256", "probes")}
+    (out / "manifest.json").write_text(json.dumps(m))
+    fake_openai.clear()
+    result = run_collect(groups=["Sikhs"], **kw)
+    assert (result.skipped, result.asked) == (3, 3)
+    after = read_manifest(out)
+    assert after.version == 2 and after.settings.timeout == 5.0 and after.catalog.template_family == "paper"
+    assert len(after.sessions) == 2 and after.counts["ok"] == 6

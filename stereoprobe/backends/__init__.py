@@ -80,19 +80,21 @@ def make_backend(
         from stereoprobe.backends.nextword import NextWordCompletionsBackend
 
         keep = {k: v for k, v in options.items() if k in ("timeout", "max_retries", "top_logprobs")}
+        if options.get("concurrency") is not None:  # --concurrency applies here too, no hidden cap
+            keep["max_concurrency"] = options["concurrency"]
         return NextWordCompletionsBackend(model=model, base_url=base_url, api_key=key, **keep)
     from stereoprobe.backends.chat import ChatBackend
 
     keep = {
         k: v
         for k, v in options.items()
-        if k in ("instruction", "temperature", "max_tokens", "top_p", "timeout", "max_retries", "concurrency")
+        if k in ("instruction", "temperature", "max_tokens", "top_p", "timeout", "max_retries", "concurrency", "debias")
         and v is not None
     }
     return ChatBackend(model=model, api_key=key, base_url=base_url, **keep)
 
 
-CHAT_ONLY = {"temperature": 0.0, "top_p": 1.0, "max_tokens": 300, "instruction": None}
+CHAT_ONLY = {"temperature": 0.0, "top_p": 1.0, "max_tokens": 300, "instruction": None, "debias": None}
 
 
 def reject_chat_only(options: dict[str, Any]) -> None:

@@ -4,17 +4,20 @@ Uses the official ``openai`` client's Chat Completions against OpenAI or any
 OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp's server, Azure's /openai/v1 ...).
 Transient faults (429 with Retry-After, 5xx, timeouts, dropped connections) are retried
 by the client itself: exponential backoff with jitter, honouring Retry-After, at most
-``max_retries`` times.
+``max_retries`` times. A 200 whose body is truncated or not a chat completion (a proxy
+cutting the reply) is transient too and is retried here, within the same budget.
+``attempts`` counts the HTTP requests actually sent (an httpx request hook).
 """
 
 from __future__ import annotations
 
+import random
 import re
 import threading
+import time
 from typing import Any
 
 from stereoprobe.errors import BackendError
-from stereoprobe.parse import parse_reply
 from stereoprobe.records import Answer, Probe
 
 DEFAULT_INSTRUCTION = (
@@ -66,9 +69,14 @@ class ChatBackend:
         timeout: float = 60.0,
         max_retries: int = 4,
         concurrency: int = 8,
+        debias: int | None = None,
     ):
         import openai
 
+        from stereoprobe.debias import check_debias
+
+        check_debias(debias)
+        self.debias = debias
         self.model = model
         self.base_url = base_url
         self.instruction = instruction
@@ -78,38 +86,54 @@ class ChatBackend:
         self.max_concurrency = concurrency
         self._key = api_key
         self._openai = openai
-        self._client = openai.OpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
-        )
         self._local = threading.local()
+        self._client = openai.OpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries,
+            http_client=openai.DefaultHttpxClient(event_hooks={"request": [self._count_request]}),
+        )
 
     def describe(self) -> dict[str, Any]:
         return {
             "backend": "openai-chat",
             "model": self.model,
             "endpoint": str(self._client.base_url),
-            "parameters": dict(self.params),
+            **self.params,
             "instruction": self.instruction,
-            "timeout_s": self.timeout,
+            "debias": self.debias,
+            "timeout": self.timeout,
             "max_retries": self.max_retries,
         }
 
     def prompt(self, probe: Probe) -> str:
-        return render_instruction(self.instruction, probe.text)
+        from stereoprobe.debias import debiased
+
+        return render_instruction(debiased(self.instruction, self.debias), probe.text)
 
     def attempts_of_last_ask(self) -> int:
         return getattr(self._local, "attempts", 0)
 
+    def _count_request(self, request: Any) -> None:
+        self._local.attempts = getattr(self._local, "attempts", 0) + 1
+
     def ask(self, probe: Probe) -> Answer:
+        self._local.attempts = 0
+        for retry in range(self.max_retries + 1):
+            try:
+                return self._ask_once(probe)
+            except _Malformed as exc:
+                if retry == self.max_retries:
+                    raise RuntimeError(scrub(f"malformed response: {_short(str(exc))}", self._key)) from None
+                time.sleep(min(8.0, 0.5 * 2**retry) * random.uniform(0.75, 1.0))
+        raise AssertionError("unreachable")
+
+    def _ask_once(self, probe: Probe) -> Answer:
         oa = self._openai
-        self._local.attempts = self.max_retries + 1  # if the client gives up, it tried them all
         try:
             raw = self._client.chat.completions.with_raw_response.create(
                 model=self.model,
                 messages=[{"role": "user", "content": self.prompt(probe)}],
                 **self.params,
             )
-            self._local.attempts = raw.retries_taken + 1
             response = raw.parse()
         except oa.AuthenticationError:
             raise BackendError(
@@ -130,18 +154,24 @@ class ChatBackend:
             detail = re.sub(r"^Error code: \d+ - ", "", str(exc.message))
             raise RuntimeError(scrub(f"HTTP {exc.status_code}: {_short(detail)}", self._key)) from None
         except oa.APITimeoutError:
-            raise RuntimeError(f"timed out after {self.timeout:g} s, {self.max_retries + 1} attempts") from None
+            raise TimeoutError(
+                f"timed out after {self.timeout:g} s, {self.attempts_of_last_ask()} attempts"
+            ) from None
         except oa.APIConnectionError as exc:
             cause = exc.__cause__ or exc
             raise ConnectionError(
                 scrub(f"connection failed: {_short(str(cause) or type(cause).__name__)}", self._key)
             ) from None
         except (oa.APIResponseValidationError, ValueError) as exc:
-            raise RuntimeError(scrub(f"malformed response: {_short(str(exc))}", self._key)) from None
+            raise _Malformed(str(exc)) from None
         return _answer_from(response, probe)
 
     def close(self) -> None:
         self._client.close()
+
+
+class _Malformed(Exception):
+    """A 200 whose body is not a whole chat completion: transient, asked again."""
 
 
 def _short(text: str, limit: int = 200) -> str:
@@ -155,9 +185,10 @@ def _answer_from(response: Any, probe: Probe) -> Answer:
         text = message.content or ""
         refusal = getattr(message, "refusal", None)
     except (AttributeError, IndexError, TypeError):
-        raise RuntimeError("malformed response: no choices[0].message") from None
+        raise _Malformed("no choices[0].message") from None
     usage = response.usage.model_dump() if getattr(response, "usage", None) else None
+    about = {"model": getattr(response, "model", None),
+             "system_fingerprint": getattr(response, "system_fingerprint", None)}
     if refusal and not text:
-        return Answer(words=[], raw=refusal, refused=True, usage=usage)
-    parsed = parse_reply(text, probe_text=probe.text, group=probe.group)
-    return Answer(words=parsed.words, raw=text, refused=parsed.refused, usage=usage)
+        return Answer(words=[], raw=refusal, refused=True, usage=usage, response=about)
+    return Answer(words=[], raw=text, usage=usage, response=about)  # collect parses `raw`

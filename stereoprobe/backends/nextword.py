@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from stereoprobe.errors import BackendError
+from stereoprobe.groupwords import group_words
 from stereoprobe.records import Answer, Probe
 
 LETTERS = r"[^\W\d_]"  # a Unicode letter
@@ -69,18 +70,6 @@ def spacy_stop_words() -> frozenset[str]:
     from spacy.lang.en.stop_words import STOP_WORDS
 
     return frozenset(STOP_WORDS)
-
-
-def group_words(group: str) -> frozenset[str]:
-    """The group's own words, with and without a plural "s".
-
-    >>> sorted(group_words("Old people"))
-    ['old', 'olds', 'people', 'peoples']
-    """
-    words = set()
-    for word in re.findall(rf"{LETTERS}+", group.lower()):
-        words.update({word, word[:-1] if word.endswith("s") else word + "s"})
-    return frozenset(words)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import click
 
 from stereoprobe import __version__
 
-COMMANDS = ("probes", "collect", "sentiment", "report")
+COMMANDS = ("probes", "collect", "reparse", "sentiment", "report")
 
 
 class _LazyGroup(click.Group):
@@ -59,6 +59,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
     The pipeline, after Busker, Choenni & Bargh (2023):
       stereoprobe probes                 list the 2,292 masked probes
       stereoprobe collect                ask a model for ten words per probe
+      stereoprobe reparse RUN_DIR        parse stored chat replies again (no model asked)
       stereoprobe sentiment RUN_DIR      map words to NRC sentiment (Table 4)
       stereoprobe report RUN_DIR         figures and per-group briefings
     """

@@ -30,10 +30,21 @@ def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(EXIT_USER_ERROR)
         except KeyboardInterrupt:
+            import signal
+
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: no traceback
             click.echo("Interrupted. Run the same command again to continue.", err=True)
             ctx.exit(130)
 
     return wrapper
+
+
+def in_range(name: str, kind: str = "float") -> click.ParamType:
+    """The click type of a numeric flag, with the range stereoprobe.limits defines."""
+    from stereoprobe.limits import RANGES
+
+    low, high = RANGES[name]
+    return click.IntRange(low, high) if kind == "int" else click.FloatRange(low, high)
 
 
 def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -46,6 +57,9 @@ def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--group", "-g", multiple=True, help="Only this social group (repeatable)."),
         click.option("--format", "fmt", type=click.Choice(["question", "statement"]), default=None,
                      help="Only questions or only statements."),
+        click.option("--templates", default=None, metavar="NAME",
+                     help="Template family: paper (default, Busker et al.'s six) or choenni "
+                          "(Choenni et al.'s five questions and statement counterparts)."),
     ]
     for option in reversed(options):
         func = option(func)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from stereoprobe.cli._common import friendly_errors, probe_filters
+from stereoprobe.cli._common import friendly_errors, in_range, probe_filters
 
 
 @click.command("collect")
@@ -22,22 +22,25 @@ from stereoprobe.cli._common import friendly_errors, probe_filters
                    "next-word: the model's own most probable next words (/v1/completions with logprobs).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run directory (default runs/<model>). Running again continues it.")
-@click.option("--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True)
-@click.option("--max-tokens", type=click.IntRange(1), default=300, show_default=True)
-@click.option("--top-p", type=click.FloatRange(0, 1), default=1.0, show_default=True)
+@click.option("--temperature", type=in_range("temperature"), default=0.0, show_default=True)
+@click.option("--max-tokens", type=in_range("max_tokens", "int"), default=300, show_default=True)
+@click.option("--top-p", type=in_range("top_p"), default=1.0, show_default=True)
 @click.option("--instruction", default=None, help="Instruction text for chat mode; {probe} marks where the "
               "probe goes (else it is appended). Stored in the run's manifest.")
+@click.option("--debias", type=in_range("debias", "int"), default=None, metavar="N",
+              help="Put Mattern et al.'s debiasing prompt N (1-6) before the chat instruction "
+                   "(stereoprobe/debias.py); recorded in the manifest.")
 @click.option("--instruction-file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="Read the instruction from a file.")
-@click.option("--concurrency", "-j", type=click.IntRange(1, 256), default=8, show_default=True,
+@click.option("--concurrency", "-j", type=in_range("concurrency", "int"), default=8, show_default=True,
               help="Parallel requests (the embedded model always runs one at a time).")
-@click.option("--timeout", type=click.FloatRange(0.1), default=60.0, show_default=True,
+@click.option("--timeout", type=in_range("timeout"), default=60.0, show_default=True,
               help="Seconds before a request times out (then it is retried).")
-@click.option("--max-retries", type=click.IntRange(0, 20), default=4, show_default=True,
+@click.option("--max-retries", type=in_range("max_retries", "int"), default=4, show_default=True,
               help="Retries of 429, 5xx, timeouts and dropped connections before a probe is stored as failed.")
-@click.option("--samples", type=click.IntRange(1, 100), default=1, show_default=True,
+@click.option("--samples", type=in_range("samples", "int"), default=1, show_default=True,
               help="Ask every probe K times, to see drift even at temperature 0.")
-@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N selected probes.")
+@click.option("--limit", type=in_range("limit", "int"), default=None, help="Only the first N selected probes.")
 @click.option("--retry-failed", is_flag=True, help="Ask again the probes whose request failed.")
 @click.option("--dry-run", is_flag=True, help="Print the probe count and estimated tokens and cost; ask nothing.")
 @click.option("--price-in", type=click.FloatRange(0), default=None, metavar="PRICE",
@@ -46,8 +49,8 @@ from stereoprobe.cli._common import friendly_errors, probe_filters
               help="With --dry-run: price per million completion tokens.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @friendly_errors
-def command(catalog, category, group, fmt, model, base_url, api_key_env, mode, out, temperature,
-            max_tokens, top_p, instruction, instruction_file, concurrency, timeout, max_retries,
+def command(catalog, category, group, fmt, templates, model, base_url, api_key_env, mode, out, temperature,
+            max_tokens, top_p, instruction, debias, instruction_file, concurrency, timeout, max_retries,
             samples, limit, retry_failed, dry_run, price_in, price_out, quiet):
     """Ask a model for the ten most probable words that fill each probe.
 
@@ -74,7 +77,7 @@ def command(catalog, category, group, fmt, model, base_url, api_key_env, mode, o
         model=model, base_url=base_url, api_key_env=api_key_env, mode=mode, out=out,
         temperature=temperature, max_tokens=max_tokens, top_p=top_p, instruction=instruction,
         concurrency=concurrency, timeout=timeout, max_retries=max_retries, samples=samples,
-        retry_failed=retry_failed,
+        retry_failed=retry_failed, templates=templates, debias=debias,
     )
     if dry_run:
         from stereoprobe.api import estimate_collect
@@ -83,3 +86,4 @@ def command(catalog, category, group, fmt, model, base_url, api_key_env, mode, o
         return
     result = run_collect(request, progress=not quiet)
     click.echo(result.summary())
+    click.echo(result.next_step())

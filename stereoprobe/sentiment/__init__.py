@@ -79,6 +79,9 @@ def score(
     from stereoprobe.sentiment import tables
     from stereoprobe.store import now_iso
 
+    if labeller is not None and (lexicon is not None or overrides is not None or synonyms is not True):
+        raise DataError("score(labeller=...) uses the labeller's lexicon, overrides and synonyms: "
+                        "pass either a labeller or lexicon/overrides/synonyms, not both.")
     source = load_source(run_dir_or_records)
     lex = labeller.lexicon if labeller is not None else load_lexicon(lexicon, overrides)
     labeller = labeller or Labeller(lex, synonyms=synonyms)

@@ -1,7 +1,7 @@
 """Where completions come from: a run directory, or a file collected elsewhere.
 
 - a run directory (or its ``completions.jsonl``): read with
-  :func:`stereoprobe.store.read_completions`; ``manifest.json`` adds model and run times;
+  :func:`stereoprobe.store.read_completions`; ``manifest.json`` (read by :func:`stereoprobe.manifest.read_manifest`) adds model and run times;
 - JSON Lines: one object per line with at least ``category``, ``group``, ``format`` and
   ``words`` (a list of strings); optional ``template``, ``probe_id``, ``sample``,
   ``refused``, ``error``;
@@ -20,7 +20,7 @@ from typing import Any, Iterable
 
 from stereoprobe.errors import DataError
 from stereoprobe.records import FORMATS, Completion
-from stereoprobe.store import COMPLETIONS, MANIFEST, read_completions
+from stereoprobe.store import COMPLETIONS, read_completions
 
 REQUIRED_JSONL = ("category", "group", "format", "words")
 REQUIRED_CSV = ("category", "group", "format", "word")
@@ -56,20 +56,19 @@ def load_source(source: str | Path | Iterable[Completion]) -> Source:
 
 
 def _manifest(run_dir: Path) -> dict[str, Any]:
-    path = run_dir / MANIFEST
-    if not path.is_file():
+    """What meta.json says about the run, from the one manifest reader."""
+    from stereoprobe.manifest import read_manifest
+
+    m = read_manifest(run_dir)
+    if m is None:
         return {"model": None, "run_created_at": None}
-    try:
-        m = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(f"{path}: not valid JSON ({exc}); restore it or remove it.") from None
     return {
-        "model": m.get("model"),
-        "mode": m.get("mode"),
-        "endpoint": m.get("endpoint"),
-        "run_created_at": m.get("created_at"),
-        "run_started_at": m.get("started_at"),
-        "run_status": m.get("status"),
+        "model": m.model,
+        "mode": m.mode,
+        "endpoint": m.endpoint,
+        "run_created_at": m.created_at,
+        "run_started_at": m.started_at,
+        "run_status": m.status,
     }
 
 

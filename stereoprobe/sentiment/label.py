@@ -30,7 +30,6 @@ from stereoprobe.lexicon import Lexicon
 
 SOURCES = ("lexicon", "override", "lemma", "synonyms", "none")
 _STRIP = string.punctuation + string.whitespace + "\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e\u201a\u2039\u203a\u2013\u2014\u2026"
-_FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "in", "and"})
 
 
 def normalise(word: str) -> str:
@@ -190,27 +189,11 @@ class Labeller:
 
 
 def group_name_forms(group: str, lemmatize: Callable[[str], str] | None = None) -> frozenset[str]:
-    """Words that name the group itself: the name, its words, singular and plural forms.
+    """Words that name the group itself: the one rule of stereoprobe.groupwords.
 
-    >>> sorted(group_name_forms("black people"))
-    ['black', 'black people', 'black peoples', 'blacks', 'people', 'peoples']
     >>> sorted(group_name_forms("lesbians"))
     ['lesbian', 'lesbians']
     """
-    name = normalise(group)
-    parts = {name, *re.split(r"[\s-]+", name)} - _FUNCTION_WORDS - {""}
-    forms: set[str] = set()
-    for p in parts:
-        forms.add(p)
-        if p.endswith("ies"):
-            forms.add(p[:-3] + "y")
-        elif p.endswith("s"):
-            forms.add(p[:-1])
-            if p.endswith("es"):
-                forms.add(p[:-2])
-        else:
-            forms.add(p + "s")
-        if lemmatize is not None:
-            forms.add(lemmatize(p))
-    # naive forms such as "boxe" (from "boxes") match no real completion word; harmless
-    return frozenset(forms)
+    from stereoprobe.groupwords import group_words
+
+    return group_words(group, lemmatize)

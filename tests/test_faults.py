@@ -1,0 +1,166 @@
+"""Faults that used to lose answers or hang (issue 9, section 2): two collects on one run
+directory, a hung endpoint, Ctrl-C, a full disk and short writes."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import REPO, TEST_KEY
+from test_collect import MODEL, api, cli_args, lines, one_error_line
+
+from stereoprobe.store import RunStore
+
+
+def test_a_second_collect_on_a_locked_run_dir_is_refused_naming_the_holder(fake_openai, api_key, tmp_path, run_cli):
+    out = tmp_path / "run"
+    api(fake_openai, out, groups=["atheists"])
+    before = (out / "completions.jsonl").read_bytes()
+    holder = RunStore(out)
+    holder.lock()  # another collect is running on this directory
+    try:
+        res = run_cli(*cli_args(fake_openai, out, "--group", "atheists", "--group", "Hindus"))
+        line = one_error_line(res)
+        assert f"is in use by pid {os.getpid()} on " in line and "--out NEW_DIR" in line
+        assert (out / "completions.jsonl").read_bytes() == before
+        assert len(fake_openai.asked()) == 6  # nothing asked by the refused run
+    finally:
+        holder.unlock()
+    res = run_cli(*cli_args(fake_openai, out, "--group", "atheists", "--group", "Hindus"))
+    assert res.exit_code == 0, res.stderr  # the lock is gone with its holder
+
+
+def test_a_hung_endpoint_stops_the_run_with_one_line_naming_it(fake_openai, api_key, tmp_path, run_cli):
+    fake_openai.add_fault("delay", times=None, delay=3.0)  # every request hangs
+    out = tmp_path / "run"
+    start = time.monotonic()
+    res = run_cli(*cli_args(fake_openai, out, "--group", "atheists", "--timeout", "0.3", "--max-retries", "0"))
+    line = one_error_line(res)
+    assert line.startswith(f"Error: {fake_openai.base_url}/ answered nothing before timing out")
+    assert time.monotonic() - start < 2.5
+    assert len(fake_openai.asked()) == 1
+
+
+def test_later_timeouts_stay_per_probe_failures(fake_openai, api_key, tmp_path):
+    fake_openai.add_fault("delay", match="why are all atheists so ...", times=None, delay=3.0)
+    result = api(fake_openai, tmp_path / "run", groups=["atheists"], timeout=0.3, max_retries=0)
+    assert (result.counts["ok"], result.counts["failed"]) == (5, 1)
+
+
+def _wait_for(predicate, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < end, "timed out waiting"
+        time.sleep(0.05)
+
+
+def test_ctrl_c_stops_at_once_and_keeps_every_answer_received(fake_openai, tmp_path):
+    hung = "why are all atheists so ..."
+    fake_openai.add_fault("delay", match=hung, times=None, delay=30.0)
+    out = tmp_path / "run"
+    env = {**os.environ, "OPENAI_API_KEY": TEST_KEY, "PYTHONPATH": str(REPO)}
+    args = cli_args(fake_openai, out, "--group", "atheists", "--group", "Hindus", "-j", "2", "--timeout", "60")
+    proc = subprocess.Popen([sys.executable, "-m", "stereoprobe", *args], env=env, cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        path = out / "completions.jsonl"
+        # all but the hung probe are answered; one worker waits on the hung request
+        _wait_for(lambda: path.exists() and path.read_text().count("\n") == 11, 20)
+        assert len(fake_openai.asked(hung)) == 1
+        proc.send_signal(signal.SIGINT)
+        start = time.monotonic()
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)  # an impatient second Ctrl-C
+        _, stderr = proc.communicate(timeout=10)
+        assert time.monotonic() - start < 2.0
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "Traceback" not in stderr
+    assert "Run the same command again to continue." in stderr
+    recs = lines(out)
+    assert len(recs) == 11 and all(r["error"] is None for r in recs)
+    assert hung not in {r["prompt"].rsplit("Sentence: ", 1)[-1] for r in recs}
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "stopped" and manifest["counts"]["ok"] == 11
+
+
+def test_a_full_disk_is_one_line_and_keeps_what_was_stored(fake_openai, api_key, tmp_path, run_cli, monkeypatch):
+    import stereoprobe.store as store
+
+    real_write, calls = os.write, []
+
+    def write(fd, data):
+        if fd > 2 and data.startswith(b'{"probe_id"'):
+            calls.append(fd)
+            if len(calls) > 3:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    def no_space(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    out = tmp_path / "run"
+    monkeypatch.setattr(store.os, "write", write)
+    real_atomic = store.atomic_write
+    monkeypatch.setattr(store, "atomic_write", lambda path, text: real_atomic(path, text) if len(calls) < 3 else no_space())
+    res = run_cli(*cli_args(fake_openai, out, "--group", "atheists"))
+    line = one_error_line(res)
+    assert "No space left on device" in line and "free disk space" in line
+    assert len(lines(out)) == 3
+    from stereoprobe.manifest import read_manifest
+
+    monkeypatch.undo()
+    assert read_manifest(out).status == "stopped"  # not "running" forever
+
+
+def test_a_short_write_is_completed_not_torn(tmp_path, monkeypatch):
+    import stereoprobe.store as store
+    from stereoprobe.records import Completion
+
+    real_write = os.write
+    monkeypatch.setattr(store.os, "write", lambda fd, data: real_write(fd, data[:7]))  # 7 bytes at a time
+    run = RunStore(tmp_path)
+    run.open()
+    rec = Completion("p1", 0, "age", "old people", "are_so", "statement", "old people are so ...", ["wise"])
+    run.append(rec)
+    run.close()
+    monkeypatch.undo()
+    assert store.read_completions(tmp_path) == [rec]
+    assert Path(tmp_path / "completions.jsonl").read_text().count("\n") == 1
+
+
+def test_progress_outside_a_terminal_is_a_plain_line_every_few_seconds(capsys):
+    from stereoprobe.progress import PlainProgress
+
+    bar = PlainProgress(total=300, every=0.2)
+    for i in range(300):
+        bar.update(1)
+        bar.set_postfix({"ok": i + 1, "failed": 0})
+        time.sleep(0.002)
+    bar.close()
+    out = capsys.readouterr().err.splitlines()
+    assert 2 <= len(out) < 50 and "\r" not in "".join(out)  # not one per update
+    assert out[-1].startswith("300/300 probes (300 ok, 0 failed), ")
+
+
+def test_a_full_disk_at_the_start_is_one_line_and_changes_nothing(fake_openai, api_key, tmp_path, run_cli, monkeypatch):
+    import stereoprobe.store as store
+
+    out = tmp_path / "run"
+    assert run_cli(*cli_args(fake_openai, out, "--group", "Sikhs", "--limit", "2")).exit_code == 0
+    before = {f: (out / f).read_bytes() for f in ("completions.jsonl", "manifest.json")}
+
+    def no_space(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(store.tempfile, "mkstemp", no_space)
+    res = run_cli(*cli_args(fake_openai, out, "--group", "Sikhs"))
+    assert "No space left on device" in one_error_line(res)
+    monkeypatch.undo()
+    assert {f: (out / f).read_bytes() for f in before} == before

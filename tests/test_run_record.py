@@ -1,0 +1,42 @@
+"""The typed run record (stereoprobe.manifest): shared key names for every backend and
+type checks when read."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import TEST_KEY  # noqa: F401  (loopback-only fixture comes with conftest)
+
+from stereoprobe.errors import DataError
+from stereoprobe.manifest import BackendSettings, read_manifest
+
+
+def test_remote_next_word_settings_use_the_shared_key_names(api_key):
+    from stereoprobe.backends import make_backend
+
+    b = make_backend(model="m", base_url="http://127.0.0.1:9/v1", mode="next-word", timeout=7.0)
+    s = BackendSettings.from_describe({**b.describe(), "samples": 1})
+    b.close()
+    assert (s.backend, s.mode, s.endpoint, s.timeout, s.max_retries) == (
+        "openai-completions", "next-word", "http://127.0.0.1:9/v1", 7.0, 4)
+    assert "base_url" not in s.options and "timeout" not in s.options
+    assert s.options["top_logprobs"] == 20  # backend-specific settings sit in options
+    # a remote next-word run may be continued with another --timeout: not part of its identity
+    assert "timeout" not in s.identity() and "endpoint" in s.identity()
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"timeout": "soon"}, "settings.timeout must be a number, not 'soon'"),
+        ({"samples": 1.5}, "settings.samples must be a whole number, not 1.5"),
+        ({"options": [1]}, "settings.options must be an object"),
+    ],
+)
+def test_a_manifest_of_the_wrong_shape_is_one_line(tmp_path, settings, message):
+    (tmp_path / "manifest.json").write_text(json.dumps({"status": "complete", "settings": {"mode": "chat", **settings}}))
+    with pytest.raises(DataError) as info:
+        read_manifest(tmp_path)
+    assert str(info.value) == (
+        f"{tmp_path / 'manifest.json'}: not a run manifest ({message}); restore it or use a new --out directory.")
