@@ -36,7 +36,8 @@ def variance_parts(probe_shares: Any) -> dict[str, float]:
 
     nan = {"var_group": float("nan"), "var_template": float("nan"), "var_residual": float("nan")}
     d = probe_shares
-    if d["group"].nunique() < 2 or d["template"].nunique() < 2 or len(d) <= d["group"].nunique() + d["template"].nunique():
+    n_g, n_t = d["group"].nunique(), d["template"].nunique()
+    if n_g < 2 or n_t < 2 or len(d) <= n_g + n_t - 1:  # no residual degree of freedom
         return nan
     g = pd.get_dummies(d["group"], drop_first=True, dtype=float).to_numpy()
     t = pd.get_dummies(d["template"], drop_first=True, dtype=float).to_numpy()
