@@ -31,7 +31,7 @@ def variance_parts(probe_shares: Any) -> dict[str, float]:
     """
     import numpy as np
     import pandas as pd
-    import statsmodels.api as sm
+    from statsmodels.regression.linear_model import OLS
     from statsmodels.stats.anova import anova_lm
 
     nan = {"var_group": float("nan"), "var_template": float("nan"), "var_residual": float("nan")}
@@ -45,7 +45,7 @@ def variance_parts(probe_shares: Any) -> dict[str, float]:
     y = d["share"].to_numpy(dtype=float)
 
     def fit(*parts: Any) -> Any:
-        return sm.OLS(y, np.hstack([one, *parts])).fit(method="qr")
+        return OLS(y, np.hstack([one, *parts])).fit(method="qr")
 
     full = fit(g, t)
     ss_group = anova_lm(fit(t), full)["ss_diff"].iloc[1]
