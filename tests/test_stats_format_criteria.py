@@ -89,3 +89,14 @@ def test_four_fifths_by_hand():
     # positive shares 0.2, 0.5, 0.8 -> 0.2 / 0.8 = 0.25
     assert four_fifths_ratio([2, 5, 8], [10, 10, 10]) == pytest.approx(0.25)
     assert np.isnan(four_fifths_ratio([0, 0], [10, 10]))
+
+
+def test_format_sentences_for_edge_cases():
+    from stereoprobe.stats.format_test import _sentence
+
+    assert _sentence("age", 50.4, 49.2, 1.2, -3.0, 5.0, 0.5, 0.95) == (
+        "No clear difference between questions and statements for age: 50% vs 49%, 1 point (95% CI -3 to 5), q = 0.500")
+    assert _sentence("all", 59, 20, -39, -47, -31, 0.0001, 0.9).startswith(
+        "Statements are more negative than questions for all categories: 59% vs 20%, 39 points (90% CI -47 to -31)")
+    assert _sentence("age", 60, 50, 10, float("nan"), float("nan"), float("nan"), 0.95) == (
+        "Too few groups to test questions against statements for age: 60% vs 50%")

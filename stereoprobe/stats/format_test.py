@@ -40,10 +40,12 @@ def template_pairs(templates: Any) -> list[tuple[str, str]]:
 
 def _sentence(cat: str, qn: float, sn: float, d: float, lo: float, hi: float, q: float, level: float) -> str:
     where = "all categories" if cat == "all" else cat
-    pct = f"{level * 100:g}%"
+    if q != q or lo != lo:  # one group: no test, no interval
+        return f"Too few groups to test questions against statements for {where}: {qn:.0f}% vs {sn:.0f}%"
     qtext = "q < 0.001" if q < 0.001 else f"q = {q:.3f}"
-    detail = f"{qn:.0f}% vs {sn:.0f}%, {abs(d):.0f} points ({pct} CI {lo:.0f} to {hi:.0f}), {qtext}"
-    if q != q or q >= 1 - level:
+    points = f"{abs(d):.0f} point{'' if f'{abs(d):.0f}' == '1' else 's'}"
+    detail = f"{qn:.0f}% vs {sn:.0f}%, {points} ({level * 100:g}% CI {lo:.0f} to {hi:.0f}), {qtext}"
+    if q >= 1 - level:
         return f"No clear difference between questions and statements for {where}: {detail}"
     first, second = ("Questions", "statements") if d > 0 else ("Statements", "questions")
     return f"{first} are more negative than {second} for {where}: {detail}"
