@@ -5,9 +5,10 @@ titles, legend, caption) are composed with Pillow for PNG and as a small SVG doc
 that embeds the same cloud images: drawing ~1,100 clouds through matplotlib took about
 three times as long (docs/report.md), and a cloud is a raster image either way.
 
-Colours: positive green, negative red; neutral, "both" (EmoLex marks the word positive
-and negative) and unassigned (not found) words grey. Only green and red words count in
-the shares.
+Colours (report.palette): positive and negative in the active palette (blue and
+vermilion by default, the paper's green and red as an option); neutral, "both" (EmoLex
+marks the word positive and negative) and unassigned (not found) words grey. Only
+positive and negative words count in the shares.
 """
 
 from __future__ import annotations
@@ -23,13 +24,19 @@ from stereoprobe.report.data import Word
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image
 
-COLOURS = {"positive": "#1a7f37", "negative": "#cf222e"}
-GREY = "#8c8c8c"
-LEGEND = (
-    (COLOURS["positive"], "positive"),
-    (COLOURS["negative"], "negative"),
-    (GREY, "neutral, both or not in the lexicon (not counted)"),
-)
+from stereoprobe.report import palette
+
+GREY = "#707070"
+
+
+def legend() -> tuple[tuple[str, str], ...]:
+    """(colour, text) of the word colours in the active palette."""
+    return (
+        (palette.colour("positive"), "positive"),
+        (palette.colour("negative"), "negative"),
+        (palette.colour("other"), "neutral, both or not in the lexicon (not counted)"),
+    )
+
 CLOUD_SIZE = (560, 350)  # pixels of one cloud panel
 LAYOUT_SCALE = 1.75  # words are placed on a grid this much coarser, then drawn at full size
 MAX_WORDS = 120
@@ -39,9 +46,9 @@ def colour_of(label: str) -> str:
     """Hex colour of a sentiment label.
 
     >>> colour_of("negative"), colour_of("both") == colour_of("unassigned")
-    ('#cf222e', True)
+    ('#b14200', True)
     """
-    return COLOURS.get(label, GREY)
+    return palette.colour(label if label in ("positive", "negative") else "other")
 
 
 @lru_cache(maxsize=None)
@@ -146,7 +153,7 @@ def compose_png(title: str, panels: Sequence[tuple[str, "Image.Image"]], caption
         draw.rectangle([x - 1, y + SUB_H - 1, x + size[0], y + SUB_H + size[1]], outline="#e0e0e0")
     y += SUB_H + size[1] + 10
     x = PAD
-    for colour, text in LEGEND:
+    for colour, text in legend():
         draw.rectangle([x, y + 4, x + 14, y + 18], fill=colour)
         draw.text((x + 20, y + 2), text, fill="#333333", font=font(14))
         x += 40 + int(draw.textlength(text, font=font(14)))
@@ -173,7 +180,7 @@ def compose_svg(title: str, panels: Sequence[tuple[str, bytes]], size: tuple[int
         )
     y += SUB_H + size[1] + 10
     x = PAD
-    for colour, text in LEGEND:
+    for colour, text in legend():
         parts.append(f'<rect x="{x}" y="{y + 4}" width="14" height="14" fill="{colour}"/>')
         parts.append(f'<text x="{x + 20}" y="{y + 16}" font-size="14" fill="#333">{esc(text)}</text>')
         x += 40 + int(font(14).getlength(text))
