@@ -181,7 +181,7 @@ caption{text-align:left;font-weight:bold;padding:4px 0;font-size:14px}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 section.group{border-top:2px solid #333;margin-top:28px;padding-top:4px}
 .row{display:flex;gap:24px;align-items:flex-start;flex-wrap:wrap}img{max-width:100%}
-.clouds{display:flex;gap:14px;flex-wrap:wrap}.clouds figure{margin:0;flex:1;min-width:300px;max-width:520px}
+.clouds{display:flex;gap:14px;flex-wrap:wrap}.clouds figure{margin:0;flex:1;min-width:280px;max-width:440px}
 .clouds img{width:100%;border:1px solid #e3e3e3}figcaption{font-size:13px;color:#444}
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:-1px}
 .legend{font-size:13px;color:#444;margin:4px 0}
@@ -190,7 +190,7 @@ section.group{border-top:2px solid #333;margin-top:28px;padding-top:4px}
 details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:14px}
 .w-positive{color:var(--pos)}.w-negative{color:var(--neg)}.w-other{color:#555}
 .probes td{font-size:13px}.probes .w{margin-right:6px}
-figure.big{margin:10px 0}figure.big img{border:1px solid #e3e3e3}
+figure.big{margin:10px 0}figure.big img{border:1px solid #e3e3e3;max-width:min(100%,900px)}figure.cloud img{max-width:min(100%,760px)}
 @media print{body{max-width:none;padding:0;font-size:11pt}nav,.toplink{display:none}
  .head{break-inside:avoid}section.group{break-before:auto}h2,h3{break-after:avoid}
  details.probes,details.syn{display:none}details.settings[open],details.settings{display:block}
@@ -437,9 +437,10 @@ def index_page(pages: Sequence[GroupPage], files: dict[str, str], categories: Se
                 ctx["settings"])
 
 
-def figure_html(title: str, png: bytes, alt: str, caption: str, links: Sequence[tuple[str, str]], data_uri) -> str:
+def figure_html(title: str, png: bytes, alt: str, caption: str, links: Sequence[tuple[str, str]], data_uri,
+                kind: str = "") -> str:
     link = " · ".join(f'<a href="{esc(href)}">{esc(text)}</a>' for text, href in links)
-    return (f'<figure class="big"><img alt="{esc(alt)}" src="{data_uri(png)}">'
+    return (f'<figure class="big {kind}"><img alt="{esc(alt)}" src="{data_uri(png)}">'
             f'<figcaption><strong>{esc(title)}.</strong> {esc(caption)} {link}</figcaption></figure>')
 
 

@@ -301,7 +301,7 @@ def _write_html(data, cats, cat_slugs, pages, figs, out: Path) -> list[Path]:
                 "Size: how often the model returned the word; colour: its label.",
                 [("word counts (CSV)", f"data/words_{slug}.csv"), ("all labels and voters (CSV)", "data/words.csv"),
                  ("every word occurrence (CSV)", "data/occurrences.csv")],
-                clouds.data_uri)
+                clouds.data_uri, kind="cloud")
         )
         html_text = bf.category_page(category, mine, _context(data, category), fig_html,
                                      bf.synonyms_html(_synonym_rows(data, category)), clouds.data_uri)

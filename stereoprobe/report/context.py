@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from stereoprobe.report.data import ALL
+from stereoprobe.report.data import ALL, settings_dict
 from stereoprobe.report.numbers import pct0
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -19,36 +19,11 @@ PAPER = (
 )
 
 
-def settings_dict(manifest: dict[str, Any]) -> dict[str, Any]:
-    """The manifest's probe settings, flat: ``settings`` (or the older ``parameters``),
-    with one level of nested dicts (e.g. chat options) lifted up."""
-    params = manifest.get("settings") or manifest.get("parameters") or {}
-    if not isinstance(params, dict):
-        return {}
-    out: dict[str, Any] = {}
-    for k, v in params.items():
-        if isinstance(v, dict) and k not in ("filter",):
-            for k2, v2 in v.items():
-                if not isinstance(v2, (dict, list)):
-                    out.setdefault(str(k2), v2)
-        else:
-            out.setdefault(str(k), v)
-    return out
-
-
-def is_embedded(data: "SentimentData") -> bool:
-    """The run came from the embedded offline model (local backend, next-word mode)."""
-    s = settings_dict(data.manifest)
-    return s.get("backend") == "local" or (
-        data.manifest.get("mode") == "next-word" and not (data.manifest.get("endpoint") or s.get("endpoint"))
-    )
-
-
 def model_note(data: "SentimentData") -> str:
     """One paragraph (plain text) on which model produced the numbers and what they compare to."""
     model = data.model
     mode = data.manifest.get("mode") or settings_dict(data.manifest).get("mode")
-    if is_embedded(data):
+    if data.embedded:
         return (
             f"These numbers come from {model}, a small base language model run offline on this "
             "computer in next-word mode (the ten most probable next words after each probe). It is "

@@ -104,13 +104,14 @@ class SentimentData:
                 out.append((key, _plain(self.manifest[key])))
         if self.meta.get("run_status"):
             out.append(("run status", _plain(self.meta["run_status"])))
-        params = self.manifest.get("parameters") or self.manifest.get("settings")
-        if isinstance(params, dict):  # scalars only: nested filters and hashes are noise here
-            seen = {k for k, _ in out}
-            out += [
-                (str(k), _plain(v)) for k, v in params.items()
-                if k not in seen and v not in (None, "") and not isinstance(v, (dict, list)) and "sha" not in k
-            ]
+        catalog = self.manifest.get("catalog")
+        if isinstance(catalog, dict) and catalog.get("template_family"):
+            out.append(("template family", _plain(catalog["template_family"])))
+        seen = {k for k, _ in out}  # scalars only: nested filters and hashes are noise here
+        out += [
+            (k, _plain(v)) for k, v in settings_dict(self.manifest).items()
+            if k not in seen and v not in (None, "") and not isinstance(v, (dict, list)) and "sha" not in k
+        ]
         counts = self.manifest.get("counts")
         if isinstance(counts, dict):
             out.append(("probe results", ", ".join(f"{k} {v}" for k, v in counts.items())))
@@ -125,9 +126,18 @@ class SentimentData:
             out.append(("overrides", _plain(self.meta["overrides"])))
         return out
 
+    @property
+    def embedded(self) -> bool:
+        """The run came from the embedded offline model (local backend, next-word mode)."""
+        s = settings_dict(self.manifest)
+        return s.get("backend") == "local" or (
+            self.manifest.get("mode") == "next-word" and not (self.manifest.get("endpoint") or s.get("endpoint"))
+        )
+
     def caption(self) -> str:
+        what = " (small offline base model, not ChatGPT)" if self.embedded else ""
         return (
-            f"Model: {self.model} · run {self.run_date} · NRC EmoLex labels · "
+            f"Model: {self.model}{what} · run {self.run_date} · NRC EmoLex labels · "
             "shares are % of words labelled positive or negative"
         )
 
@@ -324,6 +334,25 @@ class SentimentData:
         occ = occ[(occ["category"] == category) & occ["label"].isin(["positive", "negative"])]
         neg = (occ["label"] == "negative").groupby([occ["group"], occ["template"]]).mean() * 100
         return neg.unstack("template")
+
+
+def settings_dict(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The manifest's probe settings, flat: ``settings`` (or the older ``parameters``),
+    with one level of nested dicts (e.g. the chat backend's ``parameters``) lifted up.
+
+    >>> settings_dict({"settings": {"backend": "openai-chat", "parameters": {"temperature": 0.7}}})
+    {'backend': 'openai-chat', 'temperature': 0.7}
+    """
+    params = manifest.get("settings") or manifest.get("parameters") or {}
+    if not isinstance(params, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for k, v in params.items():
+        if isinstance(v, dict) and k != "filter":
+            out.update({str(k2): v2 for k2, v2 in v.items() if not isinstance(v2, (dict, list)) and str(k2) not in out})
+        else:
+            out.setdefault(str(k), v)
+    return out
 
 
 def _int(x: Any) -> int | None:

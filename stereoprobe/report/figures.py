@@ -32,16 +32,16 @@ def _figure(width: float, height: float) -> "Figure":
 
 
 def tex_safe(text: object) -> str:
-    """Text from the data as a matplotlib label: ``$`` would start mathtext.
+    r"""Text from the data as a matplotlib label: ``$`` would start mathtext.
 
-    >>> tex_safe("$100 earners")
-    '\\$100 earners'
+    >>> print(tex_safe("$100 earners"))
+    \$100 earners
     """
     return str(text).replace("$", r"\$")
 
 
 def _caption(fig: "Figure", text: str) -> None:
-    fig.text(0.01, 0.005, tex_safe(text), fontsize=9, color="#555555", ha="left", va="bottom")
+    fig.text(0.01, 0.005, tex_safe(text), fontsize=9, color="#555555", ha="left", va="bottom", wrap=True)
 
 
 def _bars(ax, x, shares: list[Share], width: float, colour: str, label: str) -> None:
