@@ -179,7 +179,8 @@ def test_synonym_labels_are_marked_with_their_voters(built):
 def test_each_group_lists_its_probes_with_the_models_words(built):
     html_text = (built / "briefing" / "gender.html").read_text(encoding="utf-8")
     assert "<td>why are women so ...</td><td>question</td>" in html_text
-    assert '<span class="w w-negative" title="negative">complicated</span>' in html_text
+    assert '<td>complicated</td>' not in html_text
+    assert '<span class="n">complicated</span>, <span class="p">beautiful</span>' in html_text
     assert "<em>refused</em>" in html_text and "<em>failed</em>" in html_text
 
 

@@ -188,8 +188,8 @@ section.group{border-top:2px solid #333;margin-top:28px;padding-top:4px}
 .words{display:flex;gap:40px;flex-wrap:wrap}.words ol{margin:0;padding-left:22px;font-size:14px}
 .small{font-size:13px;color:#555}.flag{font-size:12px;color:#555}
 details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:14px}
-.w-positive{color:var(--pos)}.w-negative{color:var(--neg)}.w-other{color:#555}
-.probes td{font-size:13px}.probes .w{margin-right:6px}
+.w-positive,.p{color:var(--pos)}.w-negative,.n{color:var(--neg)}.o{color:#555}
+.probes td{font-size:13px}
 figure.big{margin:10px 0}figure.big img{border:1px solid #e3e3e3;max-width:min(100%,900px)}figure.cloud img{max-width:min(100%,760px)}
 @media print{body{max-width:none;padding:0;font-size:11pt}nav,.toplink{display:none}
  .head{break-inside:avoid}section.group{break-before:auto}h2,h3{break-after:avoid}
@@ -242,13 +242,13 @@ def legend_html() -> str:
 
 def word_html(word: str, label: str, evidence: dict[str, tuple[str, str, bool]]) -> str:
     """A word coloured by its label; ``hard*`` with the synonym voters on hover."""
-    cls = f"w-{label}" if label in ("positive", "negative") else "w-other"
+    cls = {"positive": "p", "negative": "n"}.get(label, "o")
     source, voters, single = evidence.get(word, ("", "", False))
     if source == "synonyms":
         tip = f"{label} through WordNet synonyms: {voters}" + (" (decided by one vote)" if single else "")
         flag = "<sup>1</sup>" if single else ""
-        return f'<span class="w {cls}" title="{esc(tip)}">{esc(word)}*{flag}</span>'
-    return f'<span class="w {cls}" title="{esc(label)}">{esc(word)}</span>'
+        return f'<span class="{cls}" title="{esc(tip)}">{esc(word)}*{flag}</span>'
+    return f'<span class="{cls}">{esc(word)}</span>'
 
 
 def bars_svg(page_: GroupPage) -> str:
@@ -358,7 +358,7 @@ def probes_table(p: GroupPage) -> str:
     rows = []
     for probe in p.probes:
         if probe["status"] == "ok" or probe["words"]:
-            words = " ".join(word_html(w, lab, p.evidence) for w, lab in probe["words"]) or "(no words counted)"
+            words = ", ".join(word_html(w, lab, p.evidence) for w, lab in probe["words"]) or "(no words counted)"
         else:
             words = f"<em>{esc(probe['status'])}</em>"
         rows.append(f'<tr><td>{esc(probe["prompt"])}</td><td>{esc(probe["format"])}</td><td>{words}</td></tr>')
@@ -366,7 +366,7 @@ def probes_table(p: GroupPage) -> str:
         return ""
     return (f'<details class="probes"><summary>The {len(rows)} probes and the model\'s words</summary>'
             f'<table class="probes"><caption>Probes for {esc(p.group)}: the words as counted, coloured by label '
-            '(group-name words left out)</caption><tr><th scope="col">probe</th><th scope="col">format</th>'
+            '(positive, negative, grey: not counted; group-name words left out)</caption><tr><th scope="col">probe</th><th scope="col">format</th>'
             f'<th scope="col">words</th></tr>{"".join(rows)}</table></details>')
 
 

@@ -3,14 +3,14 @@
 Layout written by default (``<cat>`` and ``<group>`` are slugs, see data.slugify)::
 
     figures/fig2_negative_by_format.{png,svg}        Figure 2 of the paper
-    figures/fig3_templates_<cat>.{png,svg}           Figure 3, one per category
+    figures/fig3_templates_<cat>.png                 Figure 3, one per category
     figures/clouds/<cat>.png                         all words of a category
     briefing/index.html, briefing/<cat>.html         self-contained pages (zip and e-mail)
     briefing/data/*.csv                              the numbers behind every table and figure
 
 With ``figures="all"`` also, per group::
 
-    figures/clouds/<cat>.svg, figures/clouds/<cat>/<group>.{png,svg},
+    figures/fig3_templates_<cat>.svg, figures/clouds/<cat>.svg, figures/clouds/<cat>/<group>.{png,svg},
     figures/clouds/<cat>/<group>_by_format.{png,svg}, briefing/png/<cat>/<group>.png (a slide)
 
 Per-group work (clouds, and with "all" the figures and a slide) runs in a process pool.
@@ -180,7 +180,7 @@ def _render_group(job: _GroupJob) -> tuple[bf.GroupPage, list[Path]]:
     page, paths = job.page, []
     q = clouds.cloud_image(page.words_by_format["question"])
     s = clouds.cloud_image(page.words_by_format["statement"])
-    page.question_png, page.statement_png = clouds.png_bytes(q), clouds.png_bytes(s)
+    page.question_png, page.statement_png = clouds.png_bytes(q, 8), clouds.png_bytes(s, 8)
     title = f"{page.group} ({page.category})"
     if job.figures_dir is not None:
         stem = job.figures_dir / "clouds" / page.category_slug / page.slug
@@ -219,21 +219,28 @@ def _category_figures(data, cats, cat_slugs, fig_dir, every, result) -> dict:
     fig2 = figures.figure_formats(data)
     out = {"fig2": figures.to_png(fig2)}
     if fig_dir is not None:
-        result.figures += figures.save(fig2, fig_dir / "fig2_negative_by_format")
+        result.figures += _save(fig2, out["fig2"], fig_dir / "fig2_negative_by_format")
     for category in cats:
         slug = cat_slugs[category]
         fig3 = figures.figure_templates(data, category)
         out[("fig3", category)] = figures.to_png(fig3)
         img = clouds.cloud_image(data.words(category), (900, 520))
-        out[("cloud", category)] = clouds.png_bytes(img)
+        out[("cloud", category)] = clouds.png_bytes(img, 16)
         if fig_dir is not None:
-            result.figures += figures.save(fig3, fig_dir / f"fig3_templates_{slug}")
+            result.figures += _save(fig3, out[("fig3", category)], fig_dir / f"fig3_templates_{slug}", svg=every)
             result.figures += _write_cloud_figure(
                 fig_dir / "clouds" / slug, f"All words for the category {category}",
                 [(f"{len(data.group_names(category))} groups, question and statement probes", img)], data.caption(),
                 svg=every,
             )
     return out
+
+
+def _save(fig, png: bytes, stem: Path, svg: bool = True) -> list[Path]:
+    """STEM.png from the bytes already drawn for the page, and STEM.svg."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    stem.with_suffix(".png").write_bytes(png)
+    return [stem.with_suffix(".png"), *(figures.save(fig, stem, formats=("svg",)) if svg else [])]
 
 
 def _write_data(data: SentimentData, cats, cat_slugs, out: Path) -> list[Path]:

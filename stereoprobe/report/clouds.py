@@ -37,8 +37,8 @@ def legend() -> tuple[tuple[str, str], ...]:
         (palette.colour("other"), "neutral, both or not in the lexicon (not counted)"),
     )
 
-CLOUD_SIZE = (560, 350)  # pixels of one cloud panel
-LAYOUT_SCALE = 1.75  # words are placed on a grid this much coarser, then drawn at full size
+CLOUD_SIZE = (440, 275)  # pixels of one cloud panel, shown 1:1 on the pages
+LAYOUT_SCALE = 2.0  # words are placed on a grid this much coarser, then drawn at full size
 MAX_WORDS = 120
 
 
@@ -96,8 +96,8 @@ def cloud_image(words: Sequence[Word], size: tuple[int, int] = CLOUD_SIZE) -> "I
         font_path=font_path(),
         max_words=MAX_WORDS,
         max_font_size=max(8, lh // 3),  # one word alone must not fill the panel
-        min_font_size=6,
-        font_step=1,
+        min_font_size=6,  # x LAYOUT_SCALE: no word is drawn smaller than 12 px (9 pt)
+        font_step=2,
         prefer_horizontal=0.95,
         relative_scaling=0.6,
         random_state=0,  # the same input draws the same cloud
@@ -107,19 +107,20 @@ def cloud_image(words: Sequence[Word], size: tuple[int, int] = CLOUD_SIZE) -> "I
     return img if img.size == size else img.resize(size)
 
 
-def png_bytes(img: "Image.Image") -> bytes:
-    """PNG-encode an image, quantised to 64 colours (see :func:`save_png`)."""
+def png_bytes(img: "Image.Image", colors: int = 64) -> bytes:
+    """PNG-encode an image, quantised to ``colors`` colours (see :func:`save_png`)."""
     buf = io.BytesIO()
-    save_png(img, buf)
+    save_png(img, buf, colors)
     return buf.getvalue()
 
 
-def save_png(img: "Image.Image", target) -> None:
+def save_png(img: "Image.Image", target, colors: int = 64) -> None:
     """Save as a 64-colour PNG: clouds and slides hold few colours, and this is
-    about 4x smaller and 5x faster to encode than RGB (docs/report.md)."""
+    about 4x smaller and 5x faster to encode than RGB (docs/report.md). A cloud
+    alone (three word colours on white) keeps its look with 8."""
     from PIL import Image
 
-    img.quantize(colors=64, method=Image.Quantize.FASTOCTREE).save(target, format="PNG")
+    img.quantize(colors=colors, method=Image.Quantize.FASTOCTREE).save(target, format="PNG")
 
 
 def data_uri(png: bytes) -> str:

@@ -159,13 +159,16 @@ class SentimentData:
 
     def row(self, category: str, group: str | None = None) -> dict[str, Any]:
         """The whole groups.csv row of a group, or table4.csv row of a category (or ``all``)."""
-        if group is None:
-            t = self.table4
-            rows = t[t["category"] == category]
-        else:
-            g = self.groups
-            rows = g[(g["category"] == category) & (g["group"] == group)]
-        return rows.iloc[0].to_dict() if not rows.empty else {}
+        return self._rows.get((category, group), {})
+
+    @cached_property
+    def _rows(self) -> dict[tuple[str, str | None], dict[str, Any]]:
+        out: dict[tuple[str, str | None], dict[str, Any]] = {}
+        for r in self.table4.to_dict("records"):
+            out.setdefault((r["category"], None), r)
+        for r in self.groups.to_dict("records"):
+            out.setdefault((r["category"], r["group"]), r)
+        return out
 
     def share(self, category: str, group: str | None, key: str) -> Share:
         """A share with its interval and the probes behind it (see report.numbers)."""
