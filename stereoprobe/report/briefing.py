@@ -185,16 +185,18 @@ section.group{border-top:2px solid #333;margin-top:28px;padding-top:4px}
 .clouds img{width:100%;border:1px solid #e3e3e3}figcaption{font-size:13px;color:#444}
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:-1px}
 .legend{font-size:13px;color:#444;margin:4px 0}
-.words{display:flex;gap:40px;flex-wrap:wrap}.words ol{margin:0;padding-left:22px;font-size:14px}
+.words{display:flex;gap:32px;flex-wrap:wrap;align-self:flex-start}.words ol{margin:0;padding-left:22px;font-size:14px}
 .small{font-size:13px;color:#555}.flag{font-size:12px;color:#555}
 details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:14px}
 .w-positive,.p{color:var(--pos)}.w-negative,.n{color:var(--neg)}.o{color:#555}
 .probes td{font-size:13px}
 figure.big{margin:10px 0}figure.big img{border:1px solid #e3e3e3;max-width:min(100%,900px)}figure.cloud img{max-width:min(100%,760px)}
-@media print{body{max-width:none;padding:0;font-size:11pt}nav,.toplink{display:none}
- .head{break-inside:avoid}section.group{break-before:auto}h2,h3{break-after:avoid}
- details.probes,details.syn{display:none}details.settings[open],details.settings{display:block}
- .clouds figure{min-width:0;max-width:48%}figure.big{break-inside:avoid}a{color:inherit;text-decoration:none}}
+@media print{body{max-width:none;padding:0;font-size:10pt}nav,.toplink,section.group .legend{display:none}
+ .head,.clouds{break-inside:avoid}section.group{margin-top:12px}h2,h3{break-after:avoid}
+ details.probes,details.syn{display:none}
+ .clouds{flex-wrap:nowrap;gap:8px}.clouds figure{min-width:0;max-width:32%}.words{flex-direction:column;gap:4px}
+ .words ol{font-size:9pt;padding-left:18px}h3{font-size:11pt;margin:2px 0}
+ figure.big{break-inside:avoid}figure.big img{max-height:24cm}a{color:inherit;text-decoration:none}}
 """
 
 PAGE = Template(
@@ -344,9 +346,9 @@ def group_section(p: GroupPage, data_uri: Callable[[bytes], str]) -> str:
 <figure><img alt="{esc(p.alt('question'))}" src="{data_uri(p.question_png)}">
 <figcaption>Question probes</figcaption></figure>
 <figure><img alt="{esc(p.alt('statement'))}" src="{data_uri(p.statement_png)}">
-<figcaption>Statement probes</figcaption></figure></div>
+<figcaption>Statement probes</figcaption></figure>
+<div class="words">{lists}</div></div>
 {legend_html()}
-<div class="words">{lists}</div>
 <p class="small">Not counted in the shares: {sum(out.values())} of {p.total} words
 ({out['neutral']} neutral, {out['both']} both positive and negative, {out['unassigned']} not in the lexicon).</p>
 {probes_table(p)}
