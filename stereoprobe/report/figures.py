@@ -156,7 +156,7 @@ def figure_templates(data: SentimentData, category: str) -> "Figure":
                 text, colour = "–", "#555555"
             else:
                 text = f"{math.floor(v + 0.5):.0f}" + ("" if (i > 0 and k == usual) else f" (n={k})")
-                colour = "white" if v > 80 or v < 15 else "black"
+                colour = _text_on(cmap(v / 100))
             ax.text(j, i, text, ha="center", va="center", fontsize=9, color=colour, fontweight="bold" if i == 0 else None)
     ax.set_yticks(range(n), names, fontsize=9)
     ax.get_yticklabels()[0].set_fontweight("bold")
@@ -184,6 +184,13 @@ def figure_templates(data: SentimentData, category: str) -> "Figure":
              "unless (n=…) says otherwise; – : no labelled words", fontsize=9, color="#444444", ha="center", va="top")
     _caption(fig, data.caption())
     return fig
+
+
+def _text_on(rgba) -> str:
+    """Black or white, whichever contrasts more with a cell's colour (WCAG luminance)."""
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgba[:3]]
+    lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
 
 
 def figure_group(data: SentimentData, category: str, group: str) -> "Figure":
