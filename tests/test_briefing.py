@@ -261,6 +261,17 @@ def test_intervals_and_tests_slot_in_when_the_tables_have_them(tmp_path):
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
+    with (sdir / "table4.csv").open(encoding="utf-8") as f:
+        t4 = list(csv.DictReader(f))
+    for r in t4:
+        for col in ("negative", "question_negative", "statement_negative"):
+            ok = r[col] != "" and r["category"] != "political"
+            r[f"{col}_ci_low"] = round(float(r[col]) - 10, 2) if ok else ""
+            r[f"{col}_ci_high"] = round(float(r[col]) + 10, 2) if ok else ""
+    with (sdir / "table4.csv").open("w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(t4[0]))
+        w.writeheader()
+        w.writerows(t4)
     sentence = "Questions are more negative than statements for all categories: 75% vs 11%, 64 points."
     (sdir / "format_test.csv").write_text(
         "category,question_negative,statement_negative,difference,ci_low,ci_high,p,q,cohens_h,groups,sentence\n"
@@ -276,6 +287,15 @@ def test_intervals_and_tests_slot_in_when_the_tables_have_them(tmp_path):
     assert (run / "briefing" / "data" / "format_test.csv").is_file()
     # the group chart draws whiskers for the interval
     assert "whiskers: interval" in gender
+    # Figure 2: gender's question bar 72.7 with whiskers 62.7 to 82.7; its label sits above the whisker
+    from stereoprobe.report import figure_formats, load_sentiment
+
+    fig = figure_formats(load_sentiment(run))
+    ax = fig.axes[0]
+    segments = [seg for coll in ax.collections for seg in coll.get_segments()]
+    assert any(abs(seg[0][1] - 800 / 11 + 10) < 0.01 and abs(seg[1][1] - 800 / 11 - 10) < 0.01 for seg in segments)
+    labels = {t.get_text(): t.get_position()[1] for t in ax.texts}
+    assert labels["73"] == pytest.approx(800 / 11 + 10 + 1, abs=0.01)  # bounds come from the CSV (2 decimals)
 
 
 def test_embedded_model_is_not_chatgpt_and_not_comparable(tmp_path):
