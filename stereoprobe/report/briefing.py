@@ -73,6 +73,7 @@ class GroupPage:
     probes: list[dict[str, Any]] = field(default_factory=list)
     evidence: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
     vs_category: str = ""
+    words_by_format: dict[str, list[Word]] = field(default_factory=dict)  # question / statement
     question_png: bytes = b""
     statement_png: bytes = b""
     slide: bool = False
@@ -113,11 +114,9 @@ class GroupPage:
     def alt(self, fmt: str) -> str:
         """Alt text of a cloud: the share and the top words."""
         key = f"{fmt}_negative"
-        words = [w for w in self.words_by_format.get(fmt, [])][:8]
+        words = self.words_by_format.get(fmt, [])[:8]
         listed = ", ".join(f"{w.word} ({w.label}, {w.count})" for w in words) or "no words"
         return f"Word cloud, {fmt} probes, {self.group}: negative share {self.mine[key].text()}. Top words: {listed}."
-
-    words_by_format: dict[str, list[Word]] = field(default_factory=dict)
 
 
 # -- the per-group PNG for slides (--figures all) ---------------------------------------

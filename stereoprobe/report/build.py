@@ -30,7 +30,7 @@ from typing import Callable, Sequence
 from stereoprobe.errors import DataError
 from stereoprobe.report import briefing as bf
 from stereoprobe.report import clouds, context, figures, palette
-from stereoprobe.report.data import ALL, SHARES, SentimentData, Word, load_sentiment, slugify, unique_slugs
+from stereoprobe.report.data import ALL, SHARES, SentimentData, load_sentiment, slugify, unique_slugs
 
 PARTS = ("figures", "briefing")
 FIGURE_SETS = ("pages", "all")
@@ -166,12 +166,17 @@ def _jobs(data, cats, cat_slugs, fig_dir, brief_dir, every):
                 words=words,
                 counts=data.probe_counts(category, name),
                 probes=data.probes_of(category, name),
-                vs_category=str(row.get("vs_category") or "") if row.get("vs_category") == row.get("vs_category") else "",
+                vs_category=_text(row.get("vs_category")),
                 words_by_format={f: data.words(category, name, f) for f in ("question", "statement")},
                 slide=every and brief_dir is not None,
             )
             page.evidence = {w.word: data.evidence(w.word) for w in words if data.evidence(w.word)[0]}
             yield _GroupJob(page, caption, fig_dir, brief_dir, palette.active())
+
+
+def _text(value) -> str:
+    """A table cell as text; empty for a missing value (NaN)."""
+    return "" if value is None or value != value else str(value)
 
 
 def _render_group(job: _GroupJob) -> tuple[bf.GroupPage, list[Path]]:
@@ -337,4 +342,4 @@ def _has_intervals(data: SentimentData) -> bool:
     return "negative_ci_low" in data.table4.columns
 
 
-__all__ = ["ReportResult", "build_report", "slugify", "Word"]
+__all__ = ["ReportResult", "build_report", "slugify"]

@@ -5,7 +5,7 @@ about a particular run.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from stereoprobe.report.data import ALL, settings_dict
 from stereoprobe.report.numbers import pct0
