@@ -18,7 +18,7 @@ from stereoprobe.sentiment.label import normalise, spacy_lemmatizer
 
 SYNTHETIC = Path(__file__).parent / "data" / "lexicon" / "emolex-synthetic.txt"
 FILES = {"table4.csv", "table4.md", "groups.csv", "templates.csv", "words.csv", "occurrences.csv",
-         "coverage.json", "meta.json"}
+         "coverage.json", "meta.json", "format_test.csv", "criteria.csv", "robustness.csv"}
 
 
 # --- word -> label ----------------------------------------------------------------------
@@ -270,9 +270,13 @@ def test_outputs_are_written_as_designed(tmp_path):
     result, out = analyse(run, lexicon=SYNTHETIC)
     assert out == run / "sentiment" and {p.name for p in out.iterdir()} == FILES
     t4 = pd.read_csv(out / "table4.csv")
-    assert list(t4.columns) == ["category", "negative", "positive", "question_negative", "question_positive",
-                                "statement_negative", "statement_positive"]
-    assert t4.iloc[0].tolist() == ["age", 66.67, 33.33, 100.0, 0.0, 33.33, 66.67]
+    shares = ["negative", "positive", "question_negative", "question_positive", "statement_negative",
+              "statement_positive"]
+    assert list(t4.columns) == ["category", *[c for x in shares for c in (x, f"{x}_ci_low", f"{x}_ci_high")],
+                                "n_probes", "too_few_probes"]
+    assert t4.iloc[0][["category", *shares]].tolist() == ["age", 66.67, 33.33, 100.0, 0.0, 33.33, 66.67]
+    # the hand-made run has two probes per category (four overall): too few for an interval
+    assert t4["too_few_probes"].tolist() == [True, True, False] and t4["negative_ci_low"][:2].isna().all()
     assert list(pd.read_csv(out / "words.csv").columns)[:5] == ["word", "label", "source", "voters", "count"]
     occ = pd.read_csv(out / "occurrences.csv")
     assert list(occ.columns) == ["probe_id", "sample", "category", "group", "template", "format", "word", "label", "source"]
