@@ -153,9 +153,11 @@ def test_pages_open_with_key_findings_model_and_coverage(built):
         assert "doi:10.1145/3614321.3614325" in text
     findings = parse(built / "briefing" / "index.html")
     index = _text(built / "briefing" / "index.html")
-    # political's only share rests on one probe, so gender is the only category with a share
-    assert "gender: 45% of labelled words negative." in index
-    assert "For all categories, 75% of labelled words were negative after a question and 11% after a statement" in index
+    # political's only share rests on one probe, so gender is the only category with a share: 9 of 20
+    assert re.search(r"gender: 45% \(\d+ to \d+\) of labelled words negative\.", index)
+    # the question-vs-statement finding comes from format_test.csv (q = 0.250 for five groups)
+    assert "No clear difference between questions and statements for all categories: 73% vs 11%" in index
+    assert "Numbers in brackets are 95% intervals" in index
     assert findings.headings[0] == 1
 
 
@@ -187,8 +189,9 @@ def test_each_group_lists_its_probes_with_the_models_words(built):
 def test_index_lists_every_group_without_a_rank(built):
     page = parse(built / "briefing" / "index.html")
     order = [r["data-group"] for r in page.rows]
-    # by share, women 50, stepfathers 42.9, ODD 33.3; liberals (one probe) and capitalists (none) last
-    assert order == ["women", "stepfathers", ODD, "liberals", "capitalists"]
+    # by share, women 50, stepfathers 42.9; then too few probes: liberals (one probe, 100), ODD (two, 33.3),
+    # capitalists (none)
+    assert order == ["women", "stepfathers", "liberals", ODD, "capitalists"]
     assert "gender.html#women" in page.hrefs and "political.html" in page.hrefs
     assert "The order is not a ranking" in _text(built / "briefing" / "index.html")
 
@@ -228,7 +231,8 @@ def test_headings_in_order_tables_captioned_images_described(built):
         assert 'alt=""' not in html_text
     html_text = (built / "briefing" / "gender.html").read_text(encoding="utf-8")
     # a cloud's alt text carries the share and the top words
-    assert "Word cloud, question probes, women: negative share 80%. Top words: complicated (negative, 2)" in html_text
+    assert re.search(r"Word cloud, question probes, women: negative share 80% \(\d+ to \d+\)\. "
+                     r"Top words: complicated \(negative, 2\)", html_text)
 
 
 def test_text_colours_have_enough_contrast():
@@ -356,3 +360,30 @@ def test_cli_progress_is_plain_lines_off_a_terminal(tmp_path):
     result = CliRunner().invoke(cli, ["report", str(run), "--only", "briefing", "--workers", "1"])
     assert result.exit_code == 0, result.output
     assert "drew 5 of 5 groups\n" in result.output and "\r" not in result.output
+
+
+def test_tables_without_statistics_show_counts_and_apply_the_same_floor(tmp_path):
+    """Sentiment outputs written before the statistics stage: no intervals, no tests."""
+    from stereoprobe.report import build_report, load_sentiment
+
+    run = write_run(tmp_path / "run")
+    sdir = run / "sentiment"
+    for name in ("groups.csv", "table4.csv", "templates.csv"):
+        with (sdir / name).open(encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        keep = [c for c in rows[0] if not (c.endswith(("_ci_low", "_ci_high")) or c.startswith(("vs_category", "probes_"))
+                                           or c in ("too_few_probes", "n_probes"))]
+        with (sdir / name).open("w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, fieldnames=keep, extrasaction="ignore")
+            w.writeheader()
+            w.writerows(rows)
+    for name in ("format_test.csv", "criteria.csv", "robustness.csv"):
+        (sdir / name).unlink()
+    data = load_sentiment(run)
+    assert data.share("gender", "stepfathers", "negative").text() == "43%"  # six probes, no interval
+    assert data.share("gender", ODD, "negative").text() == "too few probes"  # two probes, the same floor
+    assert data.probe_counts("gender", ODD) == {"asked": 4, "answered": 2, "refused": 1, "failed": 1}  # records
+    build_report(run, only="briefing", workers=1)
+    index = _text(run / "briefing" / "index.html")
+    assert "These tables have no intervals yet" in index
+    assert "not yet tested" in index and "not tested" in index

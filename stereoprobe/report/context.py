@@ -87,8 +87,11 @@ def format_sentence(data: "SentimentData", category: str) -> str:
     ft = data.format_test
     if ft is not None and "sentence" in ft.columns:
         rows = ft[ft["category"].astype(str) == category]
-        if not rows.empty and str(rows.iloc[0]["sentence"]).strip():
-            return str(rows.iloc[0]["sentence"]).strip()
+        sentence = str(rows.iloc[0]["sentence"]).strip() if not rows.empty else ""
+        if sentence and "nan" not in sentence.split():
+            return sentence
+        if sentence and not rows.empty:  # a sentence with an undefined interval: say it without one
+            return _format_row_sentence(rows.iloc[0], category)
     q = data.share(category, None, "question_negative")
     s = data.share(category, None, "statement_negative")
     where = "all categories" if category == ALL else category
@@ -100,6 +103,18 @@ def format_sentence(data: "SentimentData", category: str) -> str:
         f"{pct0(s.value)} after a statement, a gap of {abs(gap):.0f} points "
         "(not yet tested: these tables carry no significance test)."
     )
+
+
+def _format_row_sentence(row, category: str) -> str:
+    where = "all categories" if category == ALL else category
+    q, s, d, qv = (float(row.get(k, "nan")) for k in ("question_negative", "statement_negative", "difference", "q"))
+    if q != q or s != s:
+        return f"Questions vs statements for {where}: too few probes to compare."
+    verdict = ("Questions are more negative than statements" if qv == qv and qv < 0.05 and d > 0 else
+               "Statements are more negative than questions" if qv == qv and qv < 0.05 and d < 0 else
+               "No clear difference between questions and statements")
+    return f"{verdict} for {where}: {pct0(q)} vs {pct0(s)}, {abs(d):.0f} points" + (
+        f", q = {qv:.3f}." if qv == qv else ".")
 
 
 def key_findings(data: "SentimentData", category: str | None = None) -> list[str]:

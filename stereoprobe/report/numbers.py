@@ -3,7 +3,8 @@
 The report never shows a share as an exact number when it rests on too few probes. The
 statistics stage (``stereoprobe sentiment``) decides that and writes ``too_few_probes``
 and ``X_ci_low`` / ``X_ci_high`` columns; for tables written before it did, the report
-applies its own floor, :data:`MIN_PROBES` answered probes with a labelled word.
+applies the same floor (``stereoprobe.stats.shares.MIN_PROBES`` answered probes with a
+labelled word) to the probes it counts itself.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-MIN_PROBES = 2  # fallback floor when the tables carry no too_few_probes column
+from stereoprobe.stats.shares import MIN_PROBES
+
 TOO_FEW = "too few probes"
 
 
@@ -88,7 +90,7 @@ def share_from_row(row: dict, key: str, probes: int | None = None) -> Share:
 
     >>> share_from_row({"negative": 80.0, "negative_ci_low": "", "negative_ci_high": ""}, "negative").text()
     'too few probes'
-    >>> share_from_row({"negative": 100.0}, "negative", probes=1).text()
+    >>> share_from_row({"negative": 100.0}, "negative", probes=MIN_PROBES - 1).text()
     'too few probes'
     >>> share_from_row({"negative": 64.6, "negative_ci_low": 52.2, "negative_ci_high": 76.5}, "negative").text()
     '65% (52 to 77)'
