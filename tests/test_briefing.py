@@ -387,3 +387,17 @@ def test_tables_without_statistics_show_counts_and_apply_the_same_floor(tmp_path
     index = _text(run / "briefing" / "index.html")
     assert "These tables have no intervals yet" in index
     assert "not yet tested" in index and "not tested" in index
+
+
+def test_key_findings_say_when_the_extremes_are_not_clearly_different(tmp_path):
+    from stereoprobe.report import build_report
+
+    probes = [(c, g, t, words) for c, words in (("gender", ["complicated", "kind"]), ("political", ["greedy"]))
+              for g in ("a", "b") for t in ("why_are_so", "are_so", "why_are_always_so")]
+    probes[0] = ("gender", "a", "why_are_so", ["beautiful"])
+    run = write_run(tmp_path / "run", records(probes))
+    build_report(run, only="briefing", workers=1)
+    index = _text(run / "briefing" / "index.html")
+    # political: 6 of 6 labelled words negative; gender: 5 of 11; with six probes each, intervals overlap
+    assert re.search(r"Most negative category: political, 100% \(\d+ to 100\) of labelled words negative; "
+                     r"least negative: gender, 45% \(\d+ to \d+\)\. Their intervals overlap", index)

@@ -316,6 +316,11 @@ def test_notebook_functions_return_figures(run):
     heat = figure_templates(data, "gender")
     rows = [t.get_text() for t in heat.axes[0].get_yticklabels()]
     assert rows == ["all gender groups", "women", "stepfathers", ODD]  # most negative first
+    cells = [t.get_text() for t in heat.axes[0].texts]  # row by row: questions, then statements
+    # top row, "why are ... so": complicated, grumpy, angry negative; beautiful, radical positive: 3 of 5
+    # over 3 probes, enough for a share. A group cell is one probe: its word counts, not a share.
+    assert cells[0] == "60 (n=3)"
+    assert cells[6:9] == ["1/2", "1/1", "2/2"]  # women's three question probes
     assert isinstance(figure_group(data, "gender", "women"), Figure)
     assert isinstance(figure_cloud(data, "gender", "women", by_format=True), Figure)
 

@@ -304,7 +304,8 @@ def _write_html(data, cats, cat_slugs, pages, figs, out: Path) -> list[Path]:
                 f"Negative share per group and probe template ({category})", figs[("fig3", category)],
                 f"Heatmap of negative shares for {len(mine)} groups of {category} and each template; "
                 f"all {category} groups: {data.share(category, None, 'negative').text()} negative.",
-                "Each cell: % of labelled words that are negative, with the number of answered probes (n).",
+                "Colour: % of labelled words that are negative. A cell resting on too few probes for a share "
+                "(each group cell, in a one-sample run) shows negative / labelled words; n: answered probes.",
                 [("numbers (CSV)", f"data/fig3_templates_{slug}.csv"), ("per template (CSV)", "data/templates.csv")],
                 clouds.data_uri)
             + bf.figure_html(

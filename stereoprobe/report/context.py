@@ -89,7 +89,7 @@ def format_sentence(data: "SentimentData", category: str) -> str:
         rows = ft[ft["category"].astype(str) == category]
         sentence = str(rows.iloc[0]["sentence"]).strip() if not rows.empty else ""
         if sentence and "nan" not in sentence.split():
-            return sentence
+            return sentence if sentence.endswith(".") else sentence + "."
         if sentence and not rows.empty:  # a sentence with an undefined interval: say it without one
             return _format_row_sentence(rows.iloc[0], category)
     q = data.share(category, None, "question_negative")
@@ -124,8 +124,11 @@ def key_findings(data: "SentimentData", category: str | None = None) -> list[str
         rows.sort(key=lambda c: -data.share(c, None, "negative").value)
         if len(rows) >= 2:
             hi, lo = rows[0], rows[-1]
-            first = (f"Most negative category: {hi}, {data.share(hi, None, 'negative').text()} of labelled words "
-                     f"negative; least negative: {lo}, {data.share(lo, None, 'negative').text()}.")
+            a, b = data.share(hi, None, "negative"), data.share(lo, None, "negative")
+            first = (f"Most negative category: {hi}, {a.text()} of labelled words negative; least negative: "
+                     f"{lo}, {b.text()}.")
+            if a.has_interval and b.has_interval and a.low <= b.high:
+                first += " Their intervals overlap: the two are not clearly different."
         elif rows:
             first = f"{rows[0]}: {data.share(rows[0], None, 'negative').text()} of labelled words negative."
         else:

@@ -328,6 +328,15 @@ class SentimentData:
             out.setdefault((c, g, f), []).append((w, lab))
         return out
 
+    def template_counts(self, category: str) -> tuple["pd.DataFrame", "pd.DataFrame"]:
+        """Negative and labelled (positive or negative) word counts per group and template."""
+        occ = self.occurrences
+        occ = occ[(occ["category"] == category) & occ["label"].isin(["positive", "negative"])]
+        keys = [occ["group"], occ["template"]]
+        neg = (occ["label"] == "negative").groupby(keys).sum().unstack("template", fill_value=0)
+        polar = occ["label"].groupby(keys).size().unstack("template", fill_value=0)
+        return neg, polar
+
     def template_shares(self, category: str) -> "pd.DataFrame":
         """Negative share (%) per group (rows) and template (columns) from occurrences.csv.
 

@@ -110,14 +110,20 @@ def figure_templates(data: SentimentData, category: str) -> "Figure":
     Rows are the category's groups in the briefing's order (most negative first) under
     the category as a whole; a heatmap stays readable for 116 professions where grouped
     bars would not. Each cell shows the share and, when it is not the usual one, the
-    number of answered probes behind it (n); the subtitle gives the usual n.
+    number of answered probes behind it (n); the subtitle gives the usual n. A cell
+    resting on fewer probes than a share needs (stats.shares.MIN_PROBES; in a one-sample
+    run every group cell is one probe) shows its word counts instead, e.g. ``3/4``
+    (negative of labelled words), and only its colour shows the share.
     """
+    from stereoprobe.stats.shares import MIN_PROBES
+
     import numpy as np
     from matplotlib import colormaps
 
     cols = _columns(data, category)
     shares = data.template_shares(category)
     counts = data.template_probes(category)
+    neg_words, polar_words = data.template_counts(category)
     g = data.groups[data.groups["category"] == category].sort_values("negative", ascending=False, na_position="last")
     tpl = data.templates[data.templates["category"] == category]
     cat_row = [
@@ -136,13 +142,21 @@ def figure_templates(data: SentimentData, category: str) -> "Figure":
         [int(counts.at[name, t]) if name in counts.index and t in counts.columns else 0 for t, _, _ in cols]
         for name in g["group"]
     ]
+    def words(name: str, t: str) -> tuple[int, int]:
+        if name not in polar_words.index or t not in polar_words.columns:
+            return 0, 0
+        return int(neg_words.at[name, t]), int(polar_words.at[name, t])
+
+    word_counts = [[(int(neg_words[t].sum()) if t in neg_words.columns else 0,
+                     int(polar_words[t].sum()) if t in polar_words.columns else 0) for t, _, _ in cols]]
+    word_counts += [[words(name, t) for t, _, _ in cols] for name in g["group"]]
     values = np.array(grid, dtype=float).reshape(len(names), len(cols))
     n_cells = np.array(ns, dtype=int).reshape(len(names), len(cols))
     group_ns = [v for row in ns[1:] for v in row if v]
     usual = max(set(group_ns), key=group_ns.count) if group_ns else 1
     n, m = len(names), max(len(cols), 1)
     names = [tex_safe(name if len(name) <= 40 else name[:39] + "…") for name in names]
-    left, cell, row, top, bottom = 0.3 + 0.07 * max(map(len, names)), 0.95, 0.27, 1.55, 0.5
+    left, cell, row, top, bottom = 0.3 + 0.07 * max(map(len, names)), 0.95, 0.27, 1.75, 0.5
     width = max(7.5, left + cell * m + 1.4)
     height = top + bottom + row * n
     fig = _figure(width, height)
@@ -155,7 +169,10 @@ def figure_templates(data: SentimentData, category: str) -> "Figure":
             if math.isnan(v):
                 text, colour = "–", "#555555"
             else:
-                text = f"{math.floor(v + 0.5):.0f}" + ("" if (i > 0 and k == usual) else f" (n={k})")
+                if k < MIN_PROBES:  # too few probes for a share: the word counts it rests on
+                    text = "{}/{}".format(*word_counts[i][j]) + ("" if (i > 0 and k == usual) else f" (n={k})")
+                else:
+                    text = f"{math.floor(v + 0.5):.0f}" + ("" if (i > 0 and k == usual) else f" (n={k})")
                 colour = _text_on(cmap(v / 100))
             ax.text(j, i, text, ha="center", va="center", fontsize=9, color=colour, fontweight="bold" if i == 0 else None)
     ax.set_yticks(range(n), names, fontsize=9)
@@ -179,9 +196,15 @@ def figure_templates(data: SentimentData, category: str) -> "Figure":
     fig.text(0.5, 1 - 0.1 / height, tex_safe(f"Negative share per template: {category}"), fontsize=12, ha="center",
              va="top")
     probe_word = "probe" if usual == 1 else "probes"
-    fig.text(0.5, 1 - 0.42 / height,
-             f"% of labelled words that are negative; each group cell rests on {usual} answered {probe_word} "
-             "unless (n=…) says otherwise; – : no labelled words", fontsize=9, color="#444444", ha="center", va="top")
+    if usual < MIN_PROBES:
+        sub = (f"Colour: % of labelled words that are negative. A group cell is {usual} answered {probe_word}, too few "
+               "for a share, so it shows negative / labelled words. Top row: % negative over n probes; "
+               "– : no labelled words.")
+    else:
+        sub = (f"% of labelled words that are negative; each group cell rests on {usual} answered {probe_word} "
+               "unless (n=…) says otherwise; – : no labelled words")
+    fig.text(0.5, 1 - 0.42 / height, textwrap.fill(sub, int(width * 13)), fontsize=9, color="#444444",
+             ha="center", va="top")
     _caption(fig, data.caption())
     return fig
 
