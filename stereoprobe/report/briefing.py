@@ -130,19 +130,20 @@ def group_slide(page: GroupPage, question: "Image.Image", statement: "Image.Imag
     img = Image.new("RGB", (W, H), "white")
     d = ImageDraw.Draw(img)
     d.text((40, 24), fit_text(page.group, font(40, True), W - 80), fill="black", font=font(40, True))
-    d.text((40, 76), fit_text(f"category: {page.category} · {page.answered_text()} · {caption}", font(17), W - 80),
-           fill="#555", font=font(17))
-    bars = bars.resize((int(bars.width * 330 / bars.height), 330))
-    img.paste(bars, (30, 110))
+    d.text((40, 72), fit_text(f"category: {page.category} · {page.answered_text()}", font(18), W - 80),
+           fill="#444", font=font(18))
+    d.text((40, 98), fit_text(caption, font(15), W - 80), fill="#555", font=font(15))
+    bars = bars.resize((int(bars.width * 315 / bars.height), 315))
+    img.paste(bars, (30, 122))
     x0 = 40 + bars.width + 30
     colw = (W - x0 - 40) // 2
     for k, label in enumerate(("negative", "positive")):
         x = x0 + k * colw
-        d.text((x, 118), f"Most frequent {label} words", fill=colour_of(label), font=font(20, True))
+        d.text((x, 126), f"Most frequent {label} words", fill=colour_of(label), font=font(20, True))
         words = page.top(label, 9)
         for i, w in enumerate(words):
             mark = "*" if page.evidence.get(w.word, ("",))[0] == "synonyms" else ""
-            d.text((x, 152 + 30 * i), fit_text(f"{w.word}{mark}  ({w.count})", font(19), colw - 10), fill="#222",
+            d.text((x, 158 + 29 * i), fit_text(f"{w.word}{mark}  ({w.count})", font(19), colw - 10), fill="#222",
                    font=font(19))
         if not words:
             d.text((x, 152), "none", fill="#666", font=font(19))
