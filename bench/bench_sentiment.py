@@ -9,6 +9,11 @@ directories (e.g. runs/gemma-3-270m) given as arguments, or found under ./runs, 
 measured too, on a temporary copy. Each measurement runs `python -m stereoprobe sentiment RUN_DIR` in a fresh
 process: wall time and peak RSS include imports, lexicon and WordNet loading. Results are
 recorded in docs/sentiment.md.
+
+The statistics (intervals, tests, criteria, robustness; docs/statistics.md) are measured
+against a reference taken in the same run: the same scoring in a fresh process with the
+statistics step replaced by a pass-through (``score()`` only, nothing written), so the
+ratio "with statistics / without" does not depend on how busy the machine is.
 """
 
 from __future__ import annotations
@@ -92,6 +97,45 @@ def measure(run_dir: Path, cache: Path | None = None) -> dict:
             "via_synonyms": cov["via_synonyms"], "ignored": cov["ignored"], "stdout": proc.stdout}
 
 
+WITHOUT_STATISTICS = """
+import sys
+import stereoprobe.stats.analysis as a
+if sys.argv[2] == "off":
+    a.add_statistics = lambda occ, records, t4, g, t, options: a.Statistics(t4, g, t, None, None, None, {})
+from stereoprobe.sentiment import score
+score(sys.argv[1])
+"""
+
+
+def measure_score(run_dir: Path, statistics: bool) -> dict:
+    """Wall, CPU and peak RSS of ``score(run_dir)`` in a fresh process, with or without the statistics."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", WITHOUT_STATISTICS, str(run_dir), "on" if statistics else "off"],
+                          capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"score failed on {run_dir}: {proc.stderr.strip()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"statistics": statistics, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+            "peak_rss_mb": round(after.ru_maxrss / 1024, 1)}
+
+
+def statistics_ratio(run_dir: Path, repeats: int = 3) -> None:
+    """Interleaved runs with and without the statistics; the median ratio of each measure."""
+    import statistics as st
+
+    pairs = [(measure_score(run_dir, False), measure_score(run_dir, True)) for _ in range(repeats)]
+    for off, on in pairs:
+        print(json.dumps(off), json.dumps(on))
+    for key in ("wall_s", "cpu_s"):
+        print(f"with / without statistics, {key}: median ratio "
+              f"{st.median(on[key] / off[key] for off, on in pairs):.2f} "
+              f"(without {st.median(off[key] for off, _ in pairs)}, with {st.median(on[key] for _, on in pairs)})")
+
+
 def main(argv: list[str]) -> None:
     runs = [Path(a) for a in argv]
     if not runs and Path("runs").is_dir():
@@ -112,13 +156,15 @@ def main(argv: list[str]) -> None:
                 if (run / name).is_file():
                     shutil.copy2(run / name, copy / name)
             copies.append(copy)
+        print(f"load average before: {os.getloadavg()}")
         for run in [synthetic, *copies]:
             results = [measure(run) for _ in range(3)]
             print(results[0]["stdout"])
             for r in results:
                 r.pop("stdout")
                 print(json.dumps(r))
-        print(f"load average: {os.getloadavg()}")
+            statistics_ratio(run)
+        print(f"load average after: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

@@ -96,10 +96,11 @@ def _add_statistics(occ: Any, records: Iterable[Any], table4: Any, groups: Any, 
     with_samples = int(units.groupby("probe_id")["sample"].nunique().max()) > 1
     inner = [units["probe_id"], units["sample"]] if with_samples else [units["probe_id"]]
     b, lvl = options.n_boot, options.level
-    w_cat = cluster_weights([units["group_key"], *inner], b, np.random.default_rng([options.seed, 1]),
-                            strata=units["category"]).astype(np.float64)
-    w_grp = cluster_weights(inner, b, np.random.default_rng([options.seed, 2]),
-                            strata=units["group_key"]).astype(np.float64)
+    # float64 in Fortran order: keyed_sums multiplies a sparse matrix by its transpose
+    w_cat = np.asfortranarray(cluster_weights([units["group_key"], *inner], b, np.random.default_rng([options.seed, 1]),
+                                              strata=units["category"]), dtype=np.float64)
+    w_grp = np.asfortranarray(cluster_weights(inner, b, np.random.default_rng([options.seed, 2]),
+                                              strata=units["group_key"]), dtype=np.float64)
 
     ccode, cats = _codes(units, ["category"])
     t4 = interval_columns(w_cat, units, ccode, len(cats), "group_key", None, lvl)

@@ -44,9 +44,9 @@ def nmi_test(groups: Any, neg: Any, pos: Any, n_perm: int, seed: int, strata: An
     import numpy as np
     import pandas as pd
 
-    key = pd.Series(list(groups))
-    order = np.argsort(pd.factorize(key)[0], kind="stable")  # group slots contiguous
-    codes = pd.factorize(key)[0][order]
+    raw = pd.factorize(np.asarray(groups))[0]
+    order = np.argsort(raw, kind="stable")  # group slots contiguous
+    codes = raw[order]
     counts = np.column_stack([np.asarray(neg, np.float64), np.asarray(pos, np.float64)])[order]
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
     obs = float(nmi(np.add.reduceat(counts, starts, axis=0)))
@@ -54,18 +54,18 @@ def nmi_test(groups: Any, neg: Any, pos: Any, n_perm: int, seed: int, strata: An
     n = len(codes)
     block = max(1, 500_000 // max(n, 1))
     null = []
-    st = None if strata is None else np.asarray(list(strata))[order]
+    st = None if strata is None else np.asarray(strata)[order]
     for lo in range(0, n_perm, block):
         b = min(block, n_perm - lo)
-        idx = np.tile(np.arange(n), (b, 1))
+        idx = np.tile(np.arange(n, dtype=np.int32), (b, 1))
         if st is None:
             idx = rng.permuted(idx, axis=1)
         else:
             for s in np.unique(st):
                 cols = np.flatnonzero(st == s)
                 idx[:, cols] = rng.permuted(idx[:, cols], axis=1)
-        tables = np.add.reduceat(counts[idx], starts, axis=1)  # (b, groups, 2)
-        null.append(nmi(tables))
+        tables = np.stack([np.add.reduceat(counts[:, k][idx], starts, axis=1) for k in (0, 1)], -1)
+        null.append(nmi(tables))  # tables: (b, groups, 2)
     null_all = np.concatenate(null)
     return obs, float((1 + np.sum(null_all >= obs - 1e-12)) / (n_perm + 1))
 
@@ -89,21 +89,25 @@ def criteria(units: Any, seed: int, n_perm: int = PERMUTATIONS) -> Any:
 
     from stereoprobe.stats.shares import MIN_PROBES
 
+    gcode = pd.factorize(units["category"].astype(str) + "\x1f" + units["group"].astype(str))[0]
+    pcode = pd.factorize(units["probe_id"])[0]
+    neg, pos, polar = (units[c].to_numpy() for c in ("neg", "pos", "polar"))
+    cats, fmts = units["category"].to_numpy(), units["format"].to_numpy()
+    ng = int(gcode.max()) + 1 if len(gcode) else 0
     rows = []
-    for cat in [*sorted(units["category"].unique()), "all"]:
-        sub_c = units if cat == "all" else units[units["category"] == cat]
+    for cat in [*sorted(set(cats)), "all"]:
         for fmt in ("all", "question", "statement"):
-            sub = sub_c if fmt == "all" else sub_c[sub_c["format"] == fmt]
-            sub = sub[sub["polar"] > 0]
-            key = sub["category"] + "\x1f" + sub["group"]
-            if key.nunique() < 2:
-                rows.append({"category": cat, "format": fmt, "groups": int(key.nunique()), "permutations": n_perm})
-                continue
-            strata = sub["category"].to_numpy() if cat == "all" else None
-            value, p = nmi_test(key.to_numpy(), sub["neg"].to_numpy(), sub["pos"].to_numpy(), n_perm, seed, strata)
-            per = sub.groupby(key).agg(pos=("pos", "sum"), polar=("polar", "sum"), probes=("probe_id", "nunique"))
-            enough = per[per["probes"] >= MIN_PROBES]
-            rows.append({"category": cat, "format": fmt, "nmi": value, "nmi_p": p,
-                         "four_fifths_ratio": four_fifths_ratio(enough["pos"], enough["polar"]),
-                         "groups": int(len(per)), "permutations": n_perm})
+            m = (polar > 0) & ((cats == cat) if cat != "all" else True) & ((fmts == fmt) if fmt != "all" else True)
+            present = np.bincount(gcode[m], minlength=ng) > 0
+            n_groups = int(present.sum())
+            row = {"category": cat, "format": fmt, "groups": n_groups, "permutations": n_perm}
+            if n_groups >= 2:
+                strata = cats[m] if cat == "all" else None
+                row["nmi"], row["nmi_p"] = nmi_test(gcode[m], neg[m], pos[m], n_perm, seed, strata)
+                probes = np.bincount(np.unique(gcode[m] * (pcode.max() + 1) + pcode[m]) // (pcode.max() + 1),
+                                     minlength=ng)
+                enough = present & (probes >= MIN_PROBES)
+                row["four_fifths_ratio"] = four_fifths_ratio(np.bincount(gcode[m], pos[m], ng)[enough],
+                                                             np.bincount(gcode[m], polar[m], ng)[enough])
+            rows.append(row)
     return pd.DataFrame(rows).reindex(columns=COLUMNS)

@@ -60,7 +60,8 @@ def _perm_p(qn: Any, qp: Any, sn: Any, sp: Any, seed: int) -> float:
         return neg[x].sum(axis) / pol[x].sum(axis) - neg[y].sum(axis) / pol[y].sum(axis)
 
     res = stats.permutation_test((np.arange(g), np.arange(g) + g), stat, permutation_type="samples",
-                                 vectorized=True, n_resamples=PERMUTATIONS, batch=1000, random_state=seed)
+                                 vectorized=True, n_resamples=PERMUTATIONS, batch=max(500, 1_000_000 // g),
+                                 random_state=seed)
     return float(res.pvalue)
 
 

@@ -31,12 +31,13 @@ def variance_parts(probe_shares: Any) -> dict[str, float]:
     """
     import numpy as np
     import pandas as pd
-    import statsmodels.api as sm
+    from statsmodels.regression.linear_model import OLS
     from statsmodels.stats.anova import anova_lm
 
     nan = {"var_group": float("nan"), "var_template": float("nan"), "var_residual": float("nan")}
     d = probe_shares
-    if d["group"].nunique() < 2 or d["template"].nunique() < 2 or len(d) <= d["group"].nunique() + d["template"].nunique():
+    n_g, n_t = d["group"].nunique(), d["template"].nunique()
+    if n_g < 2 or n_t < 2 or len(d) <= n_g + n_t - 1:  # no residual degree of freedom
         return nan
     g = pd.get_dummies(d["group"], drop_first=True, dtype=float).to_numpy()
     t = pd.get_dummies(d["template"], drop_first=True, dtype=float).to_numpy()
@@ -44,7 +45,7 @@ def variance_parts(probe_shares: Any) -> dict[str, float]:
     y = d["share"].to_numpy(dtype=float)
 
     def fit(*parts: Any) -> Any:
-        return sm.OLS(y, np.hstack([one, *parts])).fit(method="qr")
+        return OLS(y, np.hstack([one, *parts])).fit(method="qr")
 
     full = fit(g, t)
     ss_group = anova_lm(fit(t), full)["ss_diff"].iloc[1]

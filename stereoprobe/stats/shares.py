@@ -20,7 +20,11 @@ VS_LABELS = ("more negative", "less negative", "not distinguishable", "too few p
 
 
 def keyed_sums(weights: Any, codes: Any, n_keys: int, values: Any) -> Any:
-    """(B x n_keys): per replicate, the weighted sum of ``values`` over the rows of each key."""
+    """(B x n_keys): per replicate, the weighted sum of ``values`` over the rows of each key.
+
+    ``weights`` (B x n_rows) is fastest as a float64 Fortran-ordered array (its transpose is
+    then contiguous for the sparse product).
+    """
     import numpy as np
     from scipy import sparse
 
