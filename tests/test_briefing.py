@@ -401,3 +401,17 @@ def test_key_findings_say_when_the_extremes_are_not_clearly_different(tmp_path):
     # political: 6 of 6 labelled words negative; gender: 5 of 11; with six probes each, intervals overlap
     assert re.search(r"Most negative category: political, 100% \(\d+ to 100\) of labelled words negative; "
                      r"least negative: gender, 45% \(\d+ to \d+\)\. Their intervals overlap", index)
+
+
+def test_chart_text_is_at_least_9_pt(built):
+    """12 px = 9 pt in the inline charts; matplotlib sizes are in points."""
+    html_text = (built / "briefing" / "gender.html").read_text(encoding="utf-8")
+    sizes = [int(s) for s in re.findall(r'font-size="(\d+)"', html_text)]
+    assert sizes and min(sizes) >= 12
+    from stereoprobe.report import figure_formats, figure_templates, load_sentiment
+
+    data = load_sentiment(built)
+    for fig in (figure_formats(data), figure_templates(data, "gender")):
+        texts = [t for ax in fig.axes for t in (*ax.texts, *ax.get_xticklabels(), *ax.get_yticklabels())]
+        texts += fig.texts
+        assert min(t.get_fontsize() for t in texts if t.get_text()) >= 9

@@ -287,7 +287,7 @@ def bars_svg(page_: GroupPage) -> str:
                                'stroke="#111" stroke-width="1.3"/>')
             else:
                 out.append(f'<text x="{x + bw / 2:.1f}" y="{top + plot_h - 4}" text-anchor="middle" fill="#555" '
-                           'font-size="11" transform="rotate(0)">n/a</text>')
+                           'font-size="12">n/a</text>')
         out.append(f'<text x="{left + i * cluster + cluster / 2:.1f}" y="{H - bottom + 16}" text-anchor="middle" '
                    f'fill="#222">{esc(name)}</text>')
     x = left
@@ -296,7 +296,7 @@ def bars_svg(page_: GroupPage) -> str:
         out.append(f'<rect x="{x}" y="8" width="12" height="12" fill="{colour}"/>'
                    f'<text x="{x + 16}" y="18" fill="#222">{esc(short)}</text>')
         x += 30 + int(7.2 * len(short))
-    out.append(f'<text x="{left}" y="{H - 4}" fill="#444" font-size="11">negative words, % of labelled words'
+    out.append(f'<text x="{left}" y="{H - 4}" fill="#444" font-size="12">negative words, % of labelled words'
                f'{"; whiskers: interval" if page_.mine["negative"].has_interval else ""}</text>')
     out.append("</svg>")
     return "".join(out)
