@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -75,26 +74,33 @@ def synthesise(run_dir: Path, seed: int = SEED) -> int:
     return n
 
 
+def run_child(argv: list[str], env: dict) -> tuple[int, str, str, float, float, float]:
+    """Run ``argv``; (exit code, stdout, stderr, wall s, CPU s, peak RSS MB) of that one process."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return (proc.returncode, out.read(), err.read(), wall, usage.ru_utime + usage.ru_stime,
+                usage.ru_maxrss / 1024)
+
+
 def measure(run_dir: Path, cache: Path | None = None) -> dict:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if cache is not None:  # an empty cache: this run makes the WordNet copy first
         env["STEREOPROBE_CACHE"] = str(cache)
-    proc = subprocess.run([sys.executable, "-m", "stereoprobe", "sentiment", str(run_dir)],
-                          capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if proc.returncode != 0:
-        raise SystemExit(f"sentiment failed on {run_dir}: {proc.stderr.strip()}")
+    code, stdout, stderr, wall, cpu, rss = run_child(
+        [sys.executable, "-m", "stereoprobe", "sentiment", str(run_dir)], env)
+    if code != 0:
+        raise SystemExit(f"sentiment failed on {run_dir}: {stderr.strip()}")
     cov = json.loads((run_dir / "sentiment" / "coverage.json").read_text())
-    # ru_maxrss of children is the largest child so far; every child runs the same command
-    return {"run": str(run_dir), "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
-            "peak_rss_mb": round(after.ru_maxrss / 1024, 1),
+    return {"run": str(run_dir), "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "peak_rss_mb": round(rss, 1),
             "occurrences": cov["occurrences"]["total"], "unique_words": cov["unique_words"],
             "in_lexicon": cov["in_lexicon"], "via_lemma": cov["via_lemma"],
-            "via_synonyms": cov["via_synonyms"], "ignored": cov["ignored"], "stdout": proc.stdout}
+            "via_synonyms": cov["via_synonyms"], "ignored": cov["ignored"], "stdout": stdout}
 
 
 WITHOUT_STATISTICS = """
@@ -109,18 +115,12 @@ score(sys.argv[1])
 
 def measure_score(run_dir: Path, statistics: bool) -> dict:
     """Wall, CPU and peak RSS of ``score(run_dir)`` in a fresh process, with or without the statistics."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-c", WITHOUT_STATISTICS, str(run_dir), "on" if statistics else "off"],
-                          capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise SystemExit(f"score failed on {run_dir}: {proc.stderr.strip()}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"statistics": statistics, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
-            "peak_rss_mb": round(after.ru_maxrss / 1024, 1)}
+    code, _, stderr, wall, cpu, rss = run_child(
+        [sys.executable, "-c", WITHOUT_STATISTICS, str(run_dir), "on" if statistics else "off"], env)
+    if code != 0:
+        raise SystemExit(f"score failed on {run_dir}: {stderr.strip()}")
+    return {"statistics": statistics, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "peak_rss_mb": round(rss, 1)}
 
 
 def statistics_ratio(run_dir: Path, repeats: int = 3) -> None:
@@ -130,7 +130,7 @@ def statistics_ratio(run_dir: Path, repeats: int = 3) -> None:
     pairs = [(measure_score(run_dir, False), measure_score(run_dir, True)) for _ in range(repeats)]
     for off, on in pairs:
         print(json.dumps(off), json.dumps(on))
-    for key in ("wall_s", "cpu_s"):
+    for key in ("wall_s", "cpu_s", "peak_rss_mb"):
         print(f"with / without statistics, {key}: median ratio "
               f"{st.median(on[key] / off[key] for off, on in pairs):.2f} "
               f"(without {st.median(off[key] for off, _ in pairs)}, with {st.median(on[key] for _, on in pairs)})")

@@ -34,12 +34,12 @@ def keyed_sums(weights: Any, codes: Any, n_keys: int, values: Any) -> Any:
 
 
 def _distinct(codes: Any, labels: Any, mask: Any, n_keys: int) -> Any:
-    """Per key, the number of distinct ``labels`` among rows where ``mask``."""
+    """Per key, the number of distinct ``labels`` (integer codes) among rows where ``mask``."""
     import numpy as np
-    import pandas as pd
 
-    df = pd.DataFrame({"k": np.asarray(codes)[mask], "l": np.asarray(labels)[mask]})
-    return df.groupby("k")["l"].nunique().reindex(range(n_keys), fill_value=0).to_numpy()
+    labels = np.asarray(labels, dtype=np.int64)
+    pairs = np.unique(np.asarray(codes, dtype=np.int64)[mask] * (labels.max(initial=0) + 1) + labels[mask])
+    return np.bincount(pairs // (labels.max(initial=0) + 1), minlength=n_keys)
 
 
 def interval_columns(
@@ -56,6 +56,9 @@ def interval_columns(
 
     out = pd.DataFrame(index=range(n_keys))
     fmt = units["format"].to_numpy()
+    cluster_codes = pd.factorize(units[cluster])[0]
+    strata_codes = pd.factorize(units[strata])[0] if strata else None
+    probe_codes = pd.factorize(units["probe_id"])[0]
     for prefix, sel in FORMAT_SELECTIONS.items():
         mask = np.ones(len(units), bool) if sel is None else fmt == sel
         neg = np.where(mask, units["neg"].to_numpy(), 0)
@@ -66,9 +69,9 @@ def interval_columns(
         with np.errstate(invalid="ignore", divide="ignore"):
             est = 100 * tot_neg / np.where(tot_pol > 0, tot_pol, np.nan)
             reps = 100 * keyed_sums(weights, codes, n_keys, neg) / keyed_sums(weights, codes, n_keys, polar)
-        g = _distinct(codes, units[cluster], counted, n_keys)
-        h = _distinct(codes, units[strata], counted, n_keys) if strata else np.ones(n_keys)
-        probes = _distinct(codes, units["probe_id"], counted, n_keys)
+        g = _distinct(codes, cluster_codes, counted, n_keys)
+        h = _distinct(codes, strata_codes, counted, n_keys) if strata else np.ones(n_keys)
+        probes = _distinct(codes, probe_codes, counted, n_keys)
         low, high = share_interval(est, reps, g, tot_pol, np.maximum(h, 1), level)
         few = probes < MIN_PROBES
         low, high = np.where(few, np.nan, low), np.where(few, np.nan, high)
@@ -104,7 +107,7 @@ def vs_category(weights: Any, units: Any, group_codes: Any, n_groups: int, group
     with np.errstate(invalid="ignore", divide="ignore"):
         diff = 100 * (tneg / tpol - (ctneg - tneg) / (ctpol - tpol))
         reps = 100 * (gneg / gpol - (cneg - gneg) / (cpol - gpol))
-    probes = _distinct(group_codes, units["probe_id"], polar > 0, n_groups)
+    probes = _distinct(group_codes, pd.factorize(units["probe_id"])[0], polar > 0, n_groups)
     rest_probes = (probes @ onehot)[cat] - probes
     p = t_pvalue(diff, reps, probes)
     few = (probes < MIN_PROBES) | (rest_probes < MIN_PROBES) | np.isnan(p)

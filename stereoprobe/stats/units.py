@@ -33,16 +33,16 @@ def probe_status(records: Iterable[Any]) -> Any:
     refused when one was refused, otherwise as failed when one failed. Probes whose
     replies had no readable words (unparseable) are asked but in none of the other three.
     """
+    import numpy as np
     import pandas as pd
 
     rows = [(r.category, r.group, r.probe_id, r.status) for r in records]
     df = pd.DataFrame(rows, columns=["category", "group", "probe_id", "status"])
-    flags = pd.crosstab([df["category"], df["group"], df["probe_id"]], df["status"]).reindex(
-        columns=["ok", "refused", "failed"], fill_value=0
-    ) > 0
-    answered = flags["ok"]
-    refused = ~answered & flags["refused"]
-    failed = ~answered & ~flags["refused"] & flags["failed"]
-    per = pd.DataFrame({"probes_asked": 1, "probes_answered": answered, "probes_refused": refused,
-                        "probes_failed": failed}).astype("int64")
+    for status in ("ok", "refused", "failed"):
+        df[status] = (df["status"] == status).to_numpy()
+    per = df.groupby(["category", "group", "probe_id"], sort=True)[["ok", "refused", "failed"]].any()
+    answered, refused, failed = (per[c].to_numpy() for c in ("ok", "refused", "failed"))
+    per = pd.DataFrame({"probes_asked": np.ones(len(per), "int64"), "probes_answered": answered,
+                        "probes_refused": ~answered & refused, "probes_failed": ~answered & ~refused & failed},
+                       index=per.index).astype("int64")
     return per.groupby(level=["category", "group"]).sum().reset_index()
