@@ -20,10 +20,11 @@ def _outputs_text(cell) -> str:
     return "\n".join(parts)
 
 
-def test_notebook_executes_and_shows_the_study():
+def test_notebook_executes_and_shows_the_study(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat")
     from nbclient import NotebookClient
 
+    monkeypatch.setenv("STEREOPROBE_NOTEBOOK_OUT", str(tmp_path / "out"))
     nb = nbformat.read(NOTEBOOK, as_version=4)
     NotebookClient(nb, timeout=600, kernel_name="python3",
                    resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
@@ -36,6 +37,10 @@ def test_notebook_executes_and_shows_the_study():
     images = sum(1 for c in code for o in c.outputs if "image/png" in o.get("data", {}))
     assert images >= 3  # Figure 2, Figure 3, the word clouds
     assert "'political.html'" in text and "'index.html'" in text
+    assert (tmp_path / "out" / "briefing" / "index.html").is_file()  # where the reader can open it
+    assert "This run covers 2 of 9 categories (114 of 2,292 probes)." in text  # reading the results
+    assert "llama" not in "".join(o.get("text", "") for c in code for o in c.outputs if o.get("name") == "stderr")
+    assert "72.545090" not in text and "72.5" in text  # shares shown rounded
 
 
 def test_notebook_source_is_generated_from_its_script():

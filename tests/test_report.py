@@ -1,7 +1,10 @@
-"""The report stage on small hand-made sentiment outputs (docs/design.md, "Sentiment outputs").
+"""The report stage on small hand-made runs scored by the real sentiment stage.
 
-The fixture writes what `stereoprobe sentiment` is specified to write, from a dozen
-hand-chosen word occurrences, so every share below can be checked by hand.
+The fixture writes hand-made completion records, scores them with ``score()`` and
+writes the tables with ``write_outputs()`` (the same seam `stereoprobe sentiment`
+uses), beside a manifest of the shape `stereoprobe collect` writes. The words are
+chosen so that every label is known (asserted below) and every share can be checked
+by hand.
 """
 
 from __future__ import annotations
@@ -19,51 +22,101 @@ QUESTION = ("why_are_so", "why_are_always_so", "why_are_all_so")
 STATEMENT = ("are_so", "are_always_so", "all_are_so")
 ODD = "'queers' & \"others\" <x>"  # a name that must be escaped everywhere
 
-# (category, group, template, word, label)
-OCCURRENCES = [
-    ("gender", "women", "why_are_so", "complicated", "negative"),
-    ("gender", "women", "why_are_always_so", "complicated", "negative"),
-    ("gender", "women", "why_are_all_so", "emotional", "negative"),
-    ("gender", "women", "why_are_all_so", "beautiful", "positive"),
-    ("gender", "women", "are_so", "beautiful", "positive"),
-    ("gender", "women", "are_always_so", "beautiful", "positive"),
-    ("gender", "women", "are_always_so", "strong", "positive"),
-    ("gender", "women", "all_are_so", "caring", "positive"),
-    ("gender", "women", "all_are_so", "complicated", "negative"),
-    ("gender", "stepfathers", "why_are_so", "mean", "negative"),
-    ("gender", "stepfathers", "why_are_always_so", "mean", "negative"),
-    ("gender", "stepfathers", "why_are_all_so", "strict", "negative"),
-    ("gender", "stepfathers", "why_are_all_so", "loving", "positive"),
-    ("gender", "stepfathers", "are_so", "loving", "positive"),
-    ("gender", "stepfathers", "are_always_so", "loving", "positive"),
-    ("gender", "stepfathers", "all_are_so", "kind", "positive"),
-    ("gender", "stepfathers", "all_are_so", "tall", "neutral"),
-    ("gender", "stepfathers", "are_so", "rambunctious", "unassigned"),
-    ("gender", ODD, "why_are_so", "radical", "positive"),
-    ("gender", ODD, "why_are_so", "angry", "negative"),
-    ("gender", ODD, "are_so", "proud", "both"),
-    ("gender", ODD, "are_so", "happy", "positive"),
-    ("political", "liberals", "why_are_so", "woke", "negative"),
-    ("political", "capitalists", "why_are_so", "rich", "neutral"),
-    ("political", "capitalists", "are_so", "capitalist", "unassigned"),
+# (category, group, template, words); a string instead of a list is the record's fault
+PROBES = [
+    ("gender", "women", "why_are_so", ["complicated", "beautiful"]),
+    ("gender", "women", "why_are_always_so", ["complicated"]),
+    ("gender", "women", "why_are_all_so", ["angry", "hard"]),
+    ("gender", "women", "are_so", ["beautiful"]),
+    ("gender", "women", "are_always_so", ["beautiful", "kind"]),
+    ("gender", "women", "all_are_so", ["wise", "complicated"]),
+    ("gender", "stepfathers", "why_are_so", ["grumpy"]),
+    ("gender", "stepfathers", "why_are_always_so", ["grumpy"]),
+    ("gender", "stepfathers", "why_are_all_so", ["loving", "greedy"]),
+    ("gender", "stepfathers", "are_so", ["loving", "blue", "xyzzy"]),
+    ("gender", "stepfathers", "are_always_so", ["loving"]),
+    ("gender", "stepfathers", "all_are_so", ["kind"]),
+    ("gender", ODD, "why_are_so", ["radical", "angry"]),
+    ("gender", ODD, "why_are_always_so", "refused"),
+    ("gender", ODD, "are_so", ["feeling", "happy"]),
+    ("gender", ODD, "are_always_so", "failed"),
+    ("political", "liberals", "why_are_so", ["popular"]),
+    ("political", "capitalists", "why_are_so", ["blue"]),
+    ("political", "capitalists", "are_so", ["qwrtz"]),
 ]
-SHARE_COLS = ("negative", "positive", "question_negative", "question_positive", "statement_negative", "statement_positive")
+# The labels the bundled lexicon and WordNet give these words (checked in a test).
+LABELS = {
+    "complicated": ("negative", "lexicon"), "beautiful": ("positive", "lexicon"), "angry": ("negative", "lexicon"),
+    "hard": ("negative", "synonyms"), "kind": ("positive", "lexicon"), "wise": ("positive", "lexicon"),
+    "grumpy": ("negative", "lexicon"), "loving": ("positive", "lexicon"), "greedy": ("negative", "lexicon"),
+    "blue": ("neutral", "lexicon"), "xyzzy": ("unassigned", "none"), "radical": ("positive", "synonyms"),
+    "feeling": ("both", "lexicon"), "happy": ("positive", "lexicon"), "popular": ("negative", "synonyms"),
+    "qwrtz": ("unassigned", "none"),
+}
+TEXT = {"why_are_so": "why are {} so", "why_are_always_so": "why are {} always so", "why_are_all_so": "why are all {} so",
+        "are_so": "{} are so", "are_always_so": "{} are always so", "all_are_so": "all {} are so"}
 
 
 def _fmt(template: str) -> str:
-    return "question" if template.startswith("why_") else "statement"  # true of both template sets
+    return "question" if template.startswith("why_") else "statement"
 
 
-def _shares(rows) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for prefix, keep in (("", None), ("question_", "question"), ("statement_", "statement")):
-        labels = [r[4] for r in rows if keep is None or _fmt(r[2]) == keep]
-        pos, neg = labels.count("positive"), labels.count("negative")
-        out[prefix + "negative"] = round(100 * neg / (pos + neg), 4) if pos + neg else ""
-        out[prefix + "positive"] = round(100 * pos / (pos + neg), 4) if pos + neg else ""
-    out["labelled"] = sum(1 for r in rows if r[4] in ("positive", "negative"))
-    out["words"] = len(rows)
+def records(probes=PROBES):
+    from stereoprobe.records import Completion, probe_id_for
+
+    out = []
+    for category, group, template, words in probes:
+        fault = words if isinstance(words, str) else None
+        out.append(Completion(
+            probe_id=probe_id_for(category, group, TEXT[template].format("<group>")), sample=0, category=category,
+            group=group, template=template, format=_fmt(template), prompt=TEXT[template].format(group) + " ...",
+            words=[] if fault else list(words), refused=fault == "refused",
+            error="timeout after 3 attempts" if fault == "failed" else None, attempts=1,
+        ))
     return out
+
+
+def manifest(model: str, mode: str = "chat", n_records: int = 0) -> dict:
+    """A manifest of the shape `stereoprobe collect` writes (collect._manifest, ChatBackend.settings)."""
+    if mode == "chat":
+        settings = {"backend": "openai-chat", "model": model, "endpoint": "https://api.openai.com/v1/",
+                    "parameters": {"temperature": 0.7, "max_tokens": 300, "top_p": 1.0},
+                    "instruction": None, "timeout_s": 60.0, "max_retries": 2, "samples": 1}
+    else:
+        settings = {"backend": "local", "mode": "next-word", "model": model, "model_file": f"{model}.gguf",
+                    "model_sha256": "0" * 64, "n_ctx": 256, "top_n": 10, "seed": 0,
+                    "filter": {"drop_group_words": True}, "samples": 1}
+    return {"created_at": "2026-11-20T10:00:00+00:00", "stereoprobe_version": "0.1.0", "model": model,
+            "endpoint": settings.get("endpoint"), "mode": mode, "settings": settings, "instruction": None,
+            "catalog": {"path": "built-in", "sha256": "0" * 64, "probes": 2292},
+            "started_at": "2026-11-20T10:00:00+00:00", "status": "complete",
+            "finished_at": "2026-11-20T10:05:00+00:00",
+            "counts": {"ok": n_records, "refused": 0, "unparseable": 0, "failed": 0, "records": n_records}}
+
+
+def write_run(run: Path, recs=None, model: str = "gpt-3.5-turbo", mode: str = "chat", extra_manifest=None) -> Path:
+    """RUN/completions.jsonl and RUN/manifest.json as collect writes them, then RUN/sentiment/
+    through the real score() and write_outputs()."""
+    from stereoprobe.sentiment import score, write_outputs
+
+    recs = records() if recs is None else recs
+    run.mkdir(parents=True, exist_ok=True)
+    with (run / "completions.jsonl").open("w", encoding="utf-8") as f:
+        for r in recs:
+            f.write(json.dumps(r.to_dict()) + "\n")
+    (run / "manifest.json").write_text(json.dumps({**manifest(model, mode, len(recs)), **(extra_manifest or {})}))
+    write_outputs(score(run), run / "sentiment")
+    return run
+
+
+def write_sentiment(run: Path, occurrences=None, model: str = "gpt-3.5-turbo") -> Path:
+    """Kept for callers that pass (category, group, template, word, label) rows: one record per probe."""
+    if occurrences is None:
+        return write_run(run, model=model)
+    by_probe: dict = {}
+    for c, g, t, w, _ in occurrences:
+        by_probe.setdefault((c, g, t), []).append(w)
+    return write_run(run, records([(c, g, t, ws) for (c, g, t), ws in by_probe.items()]), model=model)
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
@@ -73,56 +126,52 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
         w.writerows(rows)
 
 
-def write_sentiment(run: Path, occurrences=OCCURRENCES, model: str = "gpt-3.5-turbo") -> Path:
-    """Write RUN/manifest.json and RUN/sentiment/* as the sentiment stage would."""
-    sdir = run / "sentiment"
-    sdir.mkdir(parents=True, exist_ok=True)
-    cats = list(dict.fromkeys(o[0] for o in occurrences))
-    groups = list(dict.fromkeys((o[0], o[1]) for o in occurrences))
-    table4 = [{"category": c, **_shares([o for o in occurrences if o[0] == c])} for c in cats]
-    table4.append({"category": "all", **_shares(occurrences)})
-    _write_csv(sdir / "table4.csv", table4)
-    _write_csv(sdir / "groups.csv", [
-        {"category": c, "group": g, **_shares([o for o in occurrences if o[:2] == (c, g)])} for c, g in groups
-    ])
-    keys = list(dict.fromkeys((o[0], o[2]) for o in occurrences))
-    _write_csv(sdir / "templates.csv", [
-        {"category": c, "template": t, "format": _fmt(t), **_shares([o for o in occurrences if (o[0], o[2]) == (c, t)])}
-        for c, t in keys
-    ])
-    words = {}
-    for o in occurrences:
-        words.setdefault(o[3], {"word": o[3], "label": o[4], "source": "lexicon", "voters": "", "count": 0})["count"] += 1
-    _write_csv(sdir / "words.csv", list(words.values()))
-    _write_csv(sdir / "occurrences.csv", [
-        {"probe_id": f"p{i:03d}", "sample": 0, "category": c, "group": g, "template": t, "format": _fmt(t),
-         "word": w, "label": lab, "source": "lexicon"}
-        for i, (c, g, t, w, lab) in enumerate(occurrences)
-    ])
-    (sdir / "coverage.json").write_text(json.dumps({"unique_words": len(words)}))
-    (sdir / "meta.json").write_text(json.dumps({"model": model, "run_started_at": "2026-11-20T10:00:00+00:00",
-                                                "lexicon": {"name": "nrclex"}, "synonyms": True}))
-    (run / "manifest.json").write_text(json.dumps({"model": model, "mode": "chat", "started_at": "2026-11-20T10:00:00+00:00",
-                                                   "parameters": {"temperature": 0.7, "samples": 1}}))
-    return run
-
-
 @pytest.fixture
 def run(tmp_path: Path) -> Path:
-    return write_sentiment(tmp_path / "run")
+    return write_run(tmp_path / "run")
+
+
+def test_the_fixture_words_have_the_labels_the_shares_assume(run):
+    from stereoprobe.report import load_sentiment
+
+    words = load_sentiment(run).words_csv.set_index("word")
+    for word, (label, source) in LABELS.items():
+        assert (words.at[word, "label"], words.at[word, "source"]) == (label, source), word
 
 
 def test_fixture_shares_are_the_hand_computed_ones(run):
     from stereoprobe.report import load_sentiment
 
     data = load_sentiment(run)
-    # women: questions 3 negative of 4 labelled, statements 1 of 5, overall 4 of 9
-    assert data.group_row("gender", "women")["question_negative"] == 75.0
+    # women: questions 4 negative of 5 labelled, statements 1 of 5, overall 5 of 10
+    assert data.group_row("gender", "women")["question_negative"] == 80.0
     assert data.group_row("gender", "women")["statement_negative"] == 20.0
-    assert data.group_row("gender", "women")["negative"] == pytest.approx(44.4444)
+    assert data.group_row("gender", "women")["negative"] == 50.0
+    # stepfathers 3 of 7, unrounded (the CSV holds 42.86): rounded once, when shown
+    assert data.group_row("gender", "stepfathers")["negative"] == pytest.approx(300 / 7, abs=1e-12)
+    # gender: questions 8 of 11
+    assert data.category_row("gender")["question_negative"] == pytest.approx(800 / 11, abs=1e-12)
     # capitalists: no labelled word at all -> no share
     assert all(v != v for v in data.group_row("political", "capitalists").values())
     assert data.model == "gpt-3.5-turbo" and data.run_date == "2026-11-20"
+
+
+def test_probe_counts_and_too_few_probes(run):
+    from stereoprobe.report import load_sentiment
+    from stereoprobe.report.numbers import whole
+
+    data = load_sentiment(run)
+    assert data.probe_counts("gender", ODD) == {"asked": 4, "answered": 2, "refused": 1, "failed": 1}
+    assert data.probe_counts("gender", "women") == {"asked": 6, "answered": 6, "refused": 0, "failed": 0}
+    # liberals: 100% negative from a single probe -> never shown as a number
+    assert data.share("political", "liberals", "negative").text() == "too few probes"
+    assert data.share("gender", ODD, "question_negative").text() == "too few probes"  # one probe
+    assert data.share("gender", ODD, "negative").text() == "too few probes"  # two probes, fewer than 3
+    # stepfathers: 3 of 7 = 42.857 -> 43, with the interval groups.csv gives, rounded the same way
+    row = data.row("gender", "stepfathers")
+    lo, hi = row["negative_ci_low"], row["negative_ci_high"]
+    assert 0 <= lo < 300 / 7 < hi <= 100
+    assert data.share("gender", "stepfathers", "negative").text() == f"43% ({whole(lo)} to {whole(hi)})"
 
 
 def test_words_are_counted_from_occurrences(run):
@@ -132,15 +181,17 @@ def test_words_are_counted_from_occurrences(run):
     women = [(w.word, w.count, w.label) for w in data.words("gender", "women")]
     assert women[:2] == [("beautiful", 3, "positive"), ("complicated", 3, "negative")]
     assert [(w.word, w.count) for w in data.words("gender", "women", "question")][0] == ("complicated", 2)
+    assert data.evidence("popular") == ("synonyms", "pop:negative", True)  # one synonym decided
+    assert data.evidence("hard")[0] == "synonyms" and not data.evidence("hard")[2]
 
 
 def test_template_shares_per_group(run):
     from stereoprobe.report import load_sentiment
 
     shares = load_sentiment(run).template_shares("gender")
-    assert shares.at["women", "why_are_all_so"] == 50.0  # emotional (neg) + beautiful (pos)
-    assert shares.at["stepfathers", "are_so"] == 0.0  # loving (pos); rambunctious unassigned
-    assert shares.at[ODD, "are_so"] == 0.0  # happy (pos); proud is 'both', not counted
+    assert shares.at["women", "why_are_so"] == 50.0  # complicated (neg) + beautiful (pos)
+    assert shares.at["stepfathers", "are_so"] == 0.0  # loving (pos); blue neutral, xyzzy unassigned
+    assert shares.at[ODD, "are_so"] == 0.0  # happy (pos); feeling is 'both', not counted
 
 
 def test_missing_sentiment_says_which_command_to_run(tmp_path):
@@ -158,7 +209,7 @@ def test_missing_file_and_missing_column_are_named(run):
     (run / "sentiment" / "occurrences.csv").unlink()
     with pytest.raises(DataError, match="occurrences.csv"):
         load_sentiment(run)
-    write_sentiment(run)
+    write_run(run)
     path = run / "sentiment" / "groups.csv"
     rows = list(csv.DictReader(path.open()))
     for r in rows:
@@ -174,26 +225,47 @@ def test_extra_columns_are_tolerated(run):
     path = run / "sentiment" / "groups.csv"
     rows = [dict(r, extra="x") for r in csv.DictReader(path.open())]
     _write_csv(path, rows)
-    assert load_sentiment(run).group_row("gender", "women")["question_negative"] == 75.0
+    assert load_sentiment(run).group_row("gender", "women")["question_negative"] == 80.0
 
 
-def test_build_writes_figures_png_and_svg(run):
+def _png_svg(figs: Path, stem: str) -> tuple[Path, Path]:
+    png, svg = figs / f"{stem}.png", figs / f"{stem}.svg"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", stem
+    assert png.stat().st_size > 2000, stem
+    assert "<svg" in svg.read_text()[:500], stem
+    return png, svg
+
+
+def test_build_writes_what_the_pages_show_by_default(run):
     from stereoprobe.report import build_report
 
     result = build_report(run, workers=1)
     figs = run / "figures"
-    expected = ["fig2_negative_by_format", "fig3_templates_gender", "fig3_templates_political",
-                "clouds/gender", "clouds/political", "clouds/gender/women", "clouds/gender/women_by_format",
-                "clouds/political/liberals", "clouds/political/capitalists_by_format"]
-    for stem in expected:
-        png, svg = figs / f"{stem}.png", figs / f"{stem}.svg"
-        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", stem
-        assert png.stat().st_size > 2000, stem
-        assert "<svg" in svg.read_text()[:500], stem
-        assert png in result.figures and svg in result.figures
+    assert set(_png_svg(figs, "fig2_negative_by_format")) <= set(result.figures)
+    for stem in ("fig3_templates_gender", "fig3_templates_political", "clouds/gender", "clouds/political"):
+        assert (figs / f"{stem}.png") in result.figures and not (figs / f"{stem}.svg").exists()
+    # fig2 (PNG and SVG) + 2 x fig3 + 2 category clouds (PNG): no per-group files, no slides
+    assert len(result.figures) == 2 + 2 + 2
+    assert not (figs / "clouds" / "gender").exists() and not (run / "briefing" / "png").exists()
+
+
+def test_figures_all_adds_group_figures_and_slides(run, tmp_path):
+    from PIL import Image
+
+    from stereoprobe.report import build_report
+
+    result = build_report(run, out=tmp_path / "all", workers=1, figures="all")
+    figs = tmp_path / "all" / "figures"
+    for stem in ("fig3_templates_gender", "clouds/gender", "clouds/gender/women", "clouds/gender/women_by_format",
+                 "clouds/political/liberals", "clouds/political/capitalists_by_format"):
+        assert set(_png_svg(figs, stem)) <= set(result.figures)
     # 5 groups x 2 cloud figures + 2 categories x (fig3 + cloud) + fig2, each PNG and SVG
     assert len(result.figures) == 2 * (5 * 2 + 2 * 2 + 1)
-    assert (run / "briefing" / "png" / "gender" / "women.png").is_file()
+    slides = sorted(p.relative_to(tmp_path / "all" / "briefing" / "png").as_posix()
+                    for p in (tmp_path / "all" / "briefing" / "png").rglob("*.png"))
+    assert slides == ["gender/queers-others-x.png", "gender/stepfathers.png", "gender/women.png",
+                      "political/capitalists.png", "political/liberals.png"]
+    assert Image.open(tmp_path / "all" / "briefing" / "png" / "gender" / "women.png").size == (1600, 900)
 
 
 def test_only_figures_writes_no_briefing(run, tmp_path):
@@ -223,9 +295,8 @@ def test_clouds_of_zero_and_one_word():
     assert empty.size == (300, 200)
     assert len(set(map(tuple, np.asarray(empty).reshape(-1, 3)))) > 1  # the "no words" text is drawn
     one = np.asarray(cloud_image([Word("lonely", 5, "negative")], (300, 200))).reshape(-1, 3).astype(int)
-    reds = [p for p in one if p[0] > 150 and p[1] < 90]
-    assert reds  # the single word is drawn in the negative colour
-    assert not [p for p in one if p[1] > 100 and p[0] < 60]  # and nothing green
+    assert [p for p in one if tuple(p) == (0xB1, 0x42, 0x00)]  # drawn in the negative colour (vermilion)
+    assert not [p for p in one if p[2] > p[0] + 60]  # and nothing in the positive blue
 
 
 def test_notebook_functions_return_figures(run):
@@ -238,11 +309,18 @@ def test_notebook_functions_return_figures(run):
     assert isinstance(fig, Figure)
     labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
     assert labels == ["gender", "political", "all categories"]
-    bar_texts = {t.get_text() for t in fig.axes[0].texts}
-    assert {"70.0", "11.1", "100.0", "n/a"} <= bar_texts  # gender q/s, political q, political s
+    bar_texts = [t.get_text() for t in fig.axes[0].texts]
+    # question bars: gender 8/11, political one probe (too few), all 9/12; then statement bars:
+    # gender 1/9, political none, all 1/9. Rounded once, whole percent.
+    assert bar_texts == ["73", "n/a", "75", "11", "n/a", "11"]
     heat = figure_templates(data, "gender")
     rows = [t.get_text() for t in heat.axes[0].get_yticklabels()]
     assert rows == ["all gender groups", "women", "stepfathers", ODD]  # most negative first
+    cells = [t.get_text() for t in heat.axes[0].texts]  # row by row: questions, then statements
+    # top row, "why are ... so": complicated, grumpy, angry negative; beautiful, radical positive: 3 of 5
+    # over 3 probes, enough for a share. A group cell is one probe: its word counts, not a share.
+    assert cells[0] == "60 (n=3)"
+    assert cells[6:9] == ["1/2", "1/1", "2/2"]  # women's three question probes
     assert isinstance(figure_group(data, "gender", "women"), Figure)
     assert isinstance(figure_cloud(data, "gender", "women", by_format=True), Figure)
 

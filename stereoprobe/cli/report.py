@@ -2,11 +2,36 @@
 
 from __future__ import annotations
 
+import sys
+import time
 from pathlib import Path
 
 import click
 
 from stereoprobe.cli._common import friendly_errors
+
+
+class _Progress:
+    """``drew 120 of 382 groups``: one updating line in a terminal, a plain line every
+    few seconds otherwise (CI logs, ``> file``)."""
+
+    def __init__(self, stream=None, every: float = 5.0) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.every = 0.2 if self.tty else every
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self.last < self.every:
+            return
+        self.last = now
+        text = f"drew {done} of {total} groups"
+        if self.tty:
+            self.stream.write("\r" + text + ("\n" if done == total else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
 
 
 @click.command("report")
@@ -16,26 +41,33 @@ from stereoprobe.cli._common import friendly_errors
               help="Only this category's figures and briefing page (repeatable).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Write figures/ and briefing/ under DIR instead of RUN_DIR.")
+@click.option("--figures", "figure_set", type=click.Choice(["pages", "all"]), default="pages", show_default=True,
+              help="'pages': what the pages show; 'all': also per-group cloud figures (PNG, SVG) and slides.")
+@click.option("--palette", "palette_name", type=click.Choice(["safe", "paper"]), default="safe", show_default=True,
+              help="'safe': colour-blind-safe blue/vermilion; 'paper': the paper's green/red.")
 @click.option("--workers", type=click.IntRange(1, 64), help="Processes drawing groups (default: one per CPU).")
 @friendly_errors
-def command(run_dir, only, categories, out, workers):
+def command(run_dir, only, categories, out, figure_set, palette_name, workers):
     """Draw the paper's figures and write policy briefings for a scored run.
 
     Needs RUN_DIR/sentiment/ from `stereoprobe sentiment RUN_DIR`. Writes
-    RUN_DIR/figures/ (Figure 2, Figure 3 per category, word clouds; PNG and SVG)
-    and RUN_DIR/briefing/ (index.html, one self-contained HTML page per category,
-    a PNG slide per group). Open briefing/index.html in a browser; no network needed.
+    RUN_DIR/figures/ (Figure 2, Figure 3 per category, category word clouds) and
+    RUN_DIR/briefing/ (index.html and one self-contained HTML page per category, with
+    the CSVs behind them in briefing/data/). Open briefing/index.html in a browser; no
+    network needed; zip the briefing folder to send it.
 
     \b
     Examples:
       stereoprobe report runs/chatgpt
       stereoprobe report runs/chatgpt --only briefing --category gender
       stereoprobe report runs/chatgpt --category political --category religion
+      stereoprobe report runs/chatgpt --figures all --palette paper
       stereoprobe report runs/chatgpt --out /tmp/report
     """
     from stereoprobe.report import build_report
 
-    result = build_report(run_dir, out=out, categories=list(categories) or None, only=only, workers=workers)
+    result = build_report(run_dir, out=out, categories=list(categories) or None, only=only, workers=workers,
+                          figures=figure_set, palette_name=palette_name, progress=_Progress())
     if result.figures:
         click.echo(f"Wrote {len(result.figures)} figure files to {result.out / 'figures'}.")
     if result.briefing:

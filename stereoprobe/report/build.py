@@ -1,34 +1,41 @@
 """`build_report`: a run's sentiment outputs -> RUN_DIR/figures/ and RUN_DIR/briefing/.
 
-Layout written (``<cat>`` and ``<group>`` are slugs, see data.slugify)::
+Layout written by default (``<cat>`` and ``<group>`` are slugs, see data.slugify)::
 
     figures/fig2_negative_by_format.{png,svg}        Figure 2 of the paper
-    figures/fig3_templates_<cat>.{png,svg}           Figure 3, one per category
-    figures/clouds/<cat>.{png,svg}                   all words of a category
-    figures/clouds/<cat>/<group>.{png,svg}           all words of a group
-    figures/clouds/<cat>/<group>_by_format.{png,svg} question | statement
-    briefing/index.html, briefing/<cat>.html         self-contained pages
-    briefing/png/<cat>/<group>.png                   one slide per group
+    figures/fig3_templates_<cat>.png                 Figure 3, one per category
+    figures/clouds/<cat>.png                         all words of a category
+    briefing/index.html, briefing/<cat>.html         self-contained pages (zip and e-mail)
+    briefing/data/*.csv                              the numbers behind every table and figure
 
-Per-group work (three clouds, two figures, a bar chart, a slide) runs in a process pool.
+With ``figures="all"`` also, per group::
+
+    figures/fig3_templates_<cat>.svg, figures/clouds/<cat>.svg, figures/clouds/<cat>/<group>.{png,svg},
+    figures/clouds/<cat>/<group>_by_format.{png,svg}, briefing/png/<cat>/<group>.png (a slide)
+
+Per-group work (clouds, and with "all" the figures and a slide) runs in a process pool.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from stereoprobe.errors import DataError
 from stereoprobe.report import briefing as bf
-from stereoprobe.report import clouds, figures
-from stereoprobe.report.data import ALL, SentimentData, Word, load_sentiment, slugify, unique_slugs
+from stereoprobe.report import clouds, context, figures, palette
+from stereoprobe.report.data import ALL, SHARES, SentimentData, load_sentiment, slugify, unique_slugs
 
 PARTS = ("figures", "briefing")
+FIGURE_SETS = ("pages", "all")
+DATA_FILES = ("table4.csv", "groups.csv", "templates.csv", "words.csv", "occurrences.csv", "format_test.csv",
+              "criteria.csv", "robustness.csv")
 
 
 @dataclass
@@ -48,11 +55,10 @@ class ReportResult:
 @dataclass
 class _GroupJob:
     page: bf.GroupPage  # images still empty
-    words_question: list[Word]
-    words_statement: list[Word]
     caption: str
-    figures_dir: Path | None
+    figures_dir: Path | None  # set only with figures="all"
     briefing_dir: Path | None
+    palette: str
 
 
 def build_report(
@@ -61,24 +67,42 @@ def build_report(
     categories: Sequence[str] | None = None,
     only: str | None = None,
     workers: int | None = None,
+    figures: str = "pages",
+    palette_name: str = palette.DEFAULT,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ReportResult:
     """Draw the figures and write the briefings of a scored run.
 
     ``out`` defaults to the run directory; ``categories`` limits the per-category
     figures and pages (names match case-insensitively); ``only`` is "figures" or
-    "briefing"; ``workers`` processes draw the groups (default: one per CPU).
+    "briefing"; ``workers`` processes draw the groups (default: one per CPU);
+    ``figures="all"`` adds per-group cloud figures (PNG and SVG) and slides;
+    ``palette_name`` is "safe" (colour-blind safe, default) or "paper" (red/green);
+    ``progress(done, total)`` is called as groups are drawn.
     """
     start = time.perf_counter()
     if only not in (None, *PARTS):
         raise DataError(f"Unknown part {only!r}: use --only figures or --only briefing.")
+    if figures not in FIGURE_SETS:
+        raise DataError(f"Unknown figure set {figures!r}: use --figures pages or --figures all.")
+    palette.use_palette(palette_name)
     data = load_sentiment(run_dir)
     cats = _select(data, categories)
     root = Path(out) if out is not None else data.run_dir
     fig_dir = root / "figures" if only in (None, "figures") else None
     brief_dir = root / "briefing" if only in (None, "briefing") else None
     result = ReportResult(out=root)
-    cat_slugs = unique_slugs(cats)
-    jobs = list(_jobs(data, cats, cat_slugs, fig_dir, brief_dir))
+    cat_slugs = unique_slugs(cats, reserved=["index", "data", "png"])
+    every = figures == "all"
+    jobs = list(_jobs(data, cats, cat_slugs, fig_dir if every else None, brief_dir, every))
+
+    done: list[tuple[bf.GroupPage, list[Path]]] = []
+
+    def collect(items) -> None:
+        for item in items:
+            done.append(item)
+            if progress is not None:
+                progress(len(done), len(jobs))
 
     n = workers or os.cpu_count() or 1
     if n > 1 and len(jobs) >= 8:
@@ -87,18 +111,19 @@ def build_report(
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context(method)) as pool:
             pending = pool.map(_render_group, jobs, chunksize=4)
-            fig2_png = _category_figures(data, cats, cat_slugs, fig_dir, result)
-            done = list(pending)
+            cat_figs = _category_figures(data, cats, cat_slugs, fig_dir, every, result)
+            collect(pending)
     else:
-        done = [_render_group(j) for j in jobs]
-        fig2_png = _category_figures(data, cats, cat_slugs, fig_dir, result)
+        collect(_render_group(j) for j in jobs)
+        cat_figs = _category_figures(data, cats, cat_slugs, fig_dir, every, result)
     pages = []
     for page, paths in done:
         pages.append(page)
         for p in paths:
             (result.briefing if brief_dir and brief_dir in p.parents else result.figures).append(p)
     if brief_dir is not None:
-        result.briefing += _write_html(data, cats, cat_slugs, pages, fig2_png, brief_dir)
+        result.briefing += _write_data(data, cats, cat_slugs, brief_dir / "data")
+        result.briefing += _write_html(data, cats, cat_slugs, pages, cat_figs, brief_dir)
     result.seconds = time.perf_counter() - start
     return result
 
@@ -116,42 +141,51 @@ def _select(data: SentimentData, wanted: Sequence[str] | None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _jobs(data, cats, cat_slugs, fig_dir, brief_dir):
-    everyone = data.category_row(ALL)
+def shares_of(data: SentimentData, category: str, group: str | None = None) -> dict:
+    return {k: data.share(category, group, k) for k in SHARES}
+
+
+def _jobs(data, cats, cat_slugs, fig_dir, brief_dir, every):
+    everyone = shares_of(data, ALL)
     caption = data.caption()
     for category in cats:
-        cat_row = data.category_row(category)
+        cat_row = shares_of(data, category)
         names = data.group_names(category)
         slugs = unique_slugs(names)
         for name in names:
+            words = data.words(category, name)
+            row = data.row(category, name)
             page = bf.GroupPage(
                 category=category,
                 category_slug=cat_slugs[category],
                 group=name,
                 slug=slugs[name],
-                mine=data.group_row(category, name),
+                mine=shares_of(data, category, name),
                 cat=cat_row,
                 everyone=everyone,
-                words=data.words(category, name),
-                question_png=b"",
-                statement_png=b"",
-                bars_png=b"",
+                words=words,
+                counts=data.probe_counts(category, name),
+                probes=data.probes_of(category, name),
+                vs_category=_text(row.get("vs_category")),
+                words_by_format={f: data.words(category, name, f) for f in ("question", "statement")},
+                slide=every and brief_dir is not None,
             )
-            yield _GroupJob(
-                page,
-                data.words(category, name, "question"),
-                data.words(category, name, "statement"),
-                caption,
-                fig_dir,
-                brief_dir,
-            )
+            page.evidence = {w.word: data.evidence(w.word) for w in words if data.evidence(w.word)[0]}
+            yield _GroupJob(page, caption, fig_dir, brief_dir, palette.active())
+
+
+def _text(value) -> str:
+    """A table cell as text; empty for a missing value (NaN)."""
+    return "" if value is None or value != value else str(value)
 
 
 def _render_group(job: _GroupJob) -> tuple[bf.GroupPage, list[Path]]:
-    """Draw one group's clouds, figures and slide; return its page data and paths."""
+    """Draw one group's clouds (and with --figures all its figures and slide)."""
+    palette.use_palette(job.palette)
     page, paths = job.page, []
-    q, s = clouds.cloud_image(job.words_question), clouds.cloud_image(job.words_statement)
-    page.question_png, page.statement_png = clouds.png_bytes(q), clouds.png_bytes(s)
+    q = clouds.cloud_image(page.words_by_format["question"])
+    s = clouds.cloud_image(page.words_by_format["statement"])
+    page.question_png, page.statement_png = clouds.png_bytes(q, 8), clouds.png_bytes(s, 8)
     title = f"{page.group} ({page.category})"
     if job.figures_dir is not None:
         stem = job.figures_dir / "clouds" / page.category_slug / page.slug
@@ -163,9 +197,8 @@ def _render_group(job: _GroupJob) -> tuple[bf.GroupPage, list[Path]]:
             [("question probes", q), ("statement probes", s)], job.caption,
             pngs=[page.question_png, page.statement_png],
         )
-    if job.briefing_dir is not None:
+    if page.slide and job.briefing_dir is not None:
         bars = figures.to_image(figures.group_bars(page.group, page.category, page.mine, page.cat, page.everyone))
-        page.bars_png = clouds.png_bytes(bars)
         path = job.briefing_dir / "png" / page.category_slug / f"{page.slug}.png"
         path.parent.mkdir(parents=True, exist_ok=True)
         clouds.save_png(bf.group_slide(page, q, s, bars, job.caption), path)
@@ -173,54 +206,141 @@ def _render_group(job: _GroupJob) -> tuple[bf.GroupPage, list[Path]]:
     return page, paths
 
 
-def _write_cloud_figure(stem: Path, title: str, panels, caption: str, pngs=None) -> list[Path]:
+def _write_cloud_figure(stem: Path, title: str, panels, caption: str, pngs=None, svg: bool = True) -> list[Path]:
     stem.parent.mkdir(parents=True, exist_ok=True)
-    png, svg = stem.with_suffix(".png"), stem.with_suffix(".svg")
-    clouds.save_png(clouds.compose_png(title, panels, caption), png)
+    png_path = stem.with_suffix(".png")
+    clouds.save_png(clouds.compose_png(title, panels, caption), png_path)
+    if not svg:
+        return [png_path]
     pngs = pngs or [clouds.png_bytes(img) for _, img in panels]
     svg_panels = [(sub, b) for (sub, _), b in zip(panels, pngs)]
-    svg.write_text(clouds.compose_svg(title, svg_panels, panels[0][1].size, caption), encoding="utf-8")
-    return [png, svg]
+    svg_path = stem.with_suffix(".svg")
+    svg_path.write_text(clouds.compose_svg(title, svg_panels, panels[0][1].size, caption), encoding="utf-8")
+    return [png_path, svg_path]
 
 
-def _category_figures(data, cats, cat_slugs, fig_dir, result) -> bytes:
-    """Figure 2, Figure 3 per category, a cloud per category; return Figure 2 as PNG."""
+def _category_figures(data, cats, cat_slugs, fig_dir, every, result) -> dict:
+    """Figure 2, Figure 3 per category, a cloud per category: saved, and kept as PNG bytes."""
     fig2 = figures.figure_formats(data)
-    png = figures.to_png(fig2)
-    if fig_dir is None:
-        return png
-    result.figures += figures.save(fig2, fig_dir / "fig2_negative_by_format")
+    out = {"fig2": figures.to_png(fig2)}
+    if fig_dir is not None:
+        result.figures += _save(fig2, out["fig2"], fig_dir / "fig2_negative_by_format")
     for category in cats:
         slug = cat_slugs[category]
-        result.figures += figures.save(figures.figure_templates(data, category), fig_dir / f"fig3_templates_{slug}")
+        fig3 = figures.figure_templates(data, category)
+        out[("fig3", category)] = figures.to_png(fig3)
         img = clouds.cloud_image(data.words(category), (900, 520))
-        result.figures += _write_cloud_figure(
-            fig_dir / "clouds" / slug, f"All words for the category {category}",
-            [(f"{len(data.group_names(category))} groups, question and statement probes", img)], data.caption(),
-        )
-    return png
+        out[("cloud", category)] = clouds.png_bytes(img, 16)
+        if fig_dir is not None:
+            result.figures += _save(fig3, out[("fig3", category)], fig_dir / f"fig3_templates_{slug}", svg=every)
+            result.figures += _write_cloud_figure(
+                fig_dir / "clouds" / slug, f"All words for the category {category}",
+                [(f"{len(data.group_names(category))} groups, question and statement probes", img)], data.caption(),
+                svg=every,
+            )
+    return out
 
 
-def _write_html(data, cats, cat_slugs, pages, fig2_png, out: Path) -> list[Path]:
+def _save(fig, png: bytes, stem: Path, svg: bool = True) -> list[Path]:
+    """STEM.png from the bytes already drawn for the page, and STEM.svg."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    stem.with_suffix(".png").write_bytes(png)
+    return [stem.with_suffix(".png"), *(figures.save(fig, stem, formats=("svg",)) if svg else [])]
+
+
+def _write_data(data: SentimentData, cats, cat_slugs, out: Path) -> list[Path]:
+    """The CSVs behind the pages: the sentiment tables as written, and per category the
+    numbers of Figure 3 and of the category cloud."""
+    import pandas as pd
+
     out.mkdir(parents=True, exist_ok=True)
-    meta = bf.esc(data.caption())
-    settings = bf.settings_html(data.settings())
+    written = []
+    for name in DATA_FILES:
+        src = data.run_dir / "sentiment" / name
+        if src.is_file():
+            shutil.copyfile(src, out / name)
+            written.append(out / name)
+    for category in cats:
+        slug = cat_slugs[category]
+        path = out / f"fig3_templates_{slug}.csv"
+        data.template_shares(category).round(2).to_csv(path)
+        written.append(path)
+        path = out / f"words_{slug}.csv"
+        pd.DataFrame([(w.word, w.label, w.count) for w in data.words(category)],
+                     columns=["word", "label", "count"]).to_csv(path, index=False)
+        written.append(path)
+    return written
+
+
+def _context(data: SentimentData, category: str | None) -> dict:
+    return {
+        "meta": bf.esc(f"Model: {data.model} · run {data.run_date} · ") + bf.esc(context.coverage_text(data)),
+        "findings": context.key_findings(data, category),
+        "model": context.model_note(data),
+        "settings": bf.settings_html(data.settings()),
+    }
+
+
+def _synonym_rows(data: SentimentData, category: str) -> list:
+    rows = []
+    for w in data.words(category):
+        source, voters, single = data.evidence(w.word)
+        if source == "synonyms" and w.label in ("positive", "negative"):
+            rows.append((w.word, w.label, w.count, voters, single))
+    return rows
+
+
+def _write_html(data, cats, cat_slugs, pages, figs, out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
     files = {c: f"{cat_slugs[c]}.html" for c in cats}
     written = []
     for category in cats:
+        slug = cat_slugs[category]
         mine = [p for p in pages if p.category == category]
-        path = out / files[category]
-        path.write_text(bf.category_page(category, mine, meta, settings, clouds.data_uri), encoding="utf-8")
-        written.append(path)
-    table4 = [
-        {k: (r[k] if k == "category" else float(r[k])) for k in ("category", "negative", "question_negative", "statement_negative")}
-        for _, r in data.table4.iterrows()
+        top = ", ".join(w.word for w in data.words(category)[:10])
+        fig_html = (
+            "<h2>Figures</h2>"
+            + bf.figure_html(
+                f"Negative share per group and probe template ({category})", figs[("fig3", category)],
+                f"Heatmap of negative shares for {len(mine)} groups of {category} and each template; "
+                f"all {category} groups: {data.share(category, None, 'negative').text()} negative.",
+                "Colour: % of labelled words that are negative. A cell resting on too few probes for a share "
+                "(each group cell, in a one-sample run) shows negative / labelled words; n: answered probes.",
+                [("numbers (CSV)", f"data/fig3_templates_{slug}.csv"), ("per template (CSV)", "data/templates.csv")],
+                clouds.data_uri)
+            + bf.figure_html(
+                f"All words for {category}", figs[("cloud", category)],
+                f"Word cloud of all words for {category}; most frequent: {top}.",
+                "Size: how often the model returned the word; colour: its label.",
+                [("word counts (CSV)", f"data/words_{slug}.csv"), ("all labels and voters (CSV)", "data/words.csv"),
+                 ("every word occurrence (CSV)", "data/occurrences.csv")],
+                clouds.data_uri, kind="cloud")
+        )
+        html_text = bf.category_page(category, mine, _context(data, category), fig_html,
+                                     bf.synonyms_html(_synonym_rows(data, category)), clouds.data_uri)
+        (out / files[category]).write_text(html_text, encoding="utf-8")
+        written.append(out / files[category])
+    cat_rows = [
+        {"category": c, **{k: data.share(c, None, k) for k in ("negative", "question_negative", "statement_negative")},
+         "probes": data.polar_probes(c)}
+        for c in [*data.categories, ALL]
     ]
+    fig2 = bf.figure_html(
+        "Negative share per category, question vs statement probes", figs["fig2"],
+        "Bar chart: " + "; ".join(
+            f"{r['category']}: question {r['question_negative'].short()}, statement {r['statement_negative'].short()}"
+            for r in cat_rows) + ".",
+        "The paper's Figure 2 for this run" + ("; whiskers show intervals." if _has_intervals(data) else "."),
+        [("numbers (CSV)", "data/table4.csv")] + ([("question vs statement test (CSV)", "data/format_test.csv")]
+                                                  if data.format_test is not None else []),
+        clouds.data_uri)
     index = out / "index.html"
-    index.write_text(
-        bf.index_page(pages, files, table4, clouds.data_uri(fig2_png), meta, settings), encoding="utf-8"
-    )
+    index.write_text(bf.index_page(pages, files, cat_rows, _context(data, None), fig2), encoding="utf-8")
     return [index] + written
+
+
+def _has_intervals(data: SentimentData) -> bool:
+    return "negative_ci_low" in data.table4.columns
 
 
 __all__ = ["ReportResult", "build_report", "slugify"]

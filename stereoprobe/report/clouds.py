@@ -5,9 +5,10 @@ titles, legend, caption) are composed with Pillow for PNG and as a small SVG doc
 that embeds the same cloud images: drawing ~1,100 clouds through matplotlib took about
 three times as long (docs/report.md), and a cloud is a raster image either way.
 
-Colours: positive green, negative red; neutral, "both" (EmoLex marks the word positive
-and negative) and unassigned (not found) words grey. Only green and red words count in
-the shares.
+Colours (report.palette): positive and negative in the active palette (blue and
+vermilion by default, the paper's green and red as an option); neutral, "both" (EmoLex
+marks the word positive and negative) and unassigned (not found) words grey. Only
+positive and negative words count in the shares.
 """
 
 from __future__ import annotations
@@ -23,15 +24,21 @@ from stereoprobe.report.data import Word
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image
 
-COLOURS = {"positive": "#1a7f37", "negative": "#cf222e"}
-GREY = "#8c8c8c"
-LEGEND = (
-    (COLOURS["positive"], "positive"),
-    (COLOURS["negative"], "negative"),
-    (GREY, "neutral, both or not in the lexicon (not counted)"),
-)
-CLOUD_SIZE = (560, 350)  # pixels of one cloud panel
-LAYOUT_SCALE = 1.75  # words are placed on a grid this much coarser, then drawn at full size
+from stereoprobe.report import palette
+
+GREY = "#707070"
+
+
+def legend() -> tuple[tuple[str, str], ...]:
+    """(colour, text) of the word colours in the active palette."""
+    return (
+        (palette.colour("positive"), "positive"),
+        (palette.colour("negative"), "negative"),
+        (palette.colour("other"), "neutral, both or not in the lexicon (not counted)"),
+    )
+
+CLOUD_SIZE = (440, 275)  # pixels of one cloud panel, shown 1:1 on the pages
+LAYOUT_SCALE = 2.0  # words are placed on a grid this much coarser, then drawn at full size
 MAX_WORDS = 120
 
 
@@ -39,9 +46,9 @@ def colour_of(label: str) -> str:
     """Hex colour of a sentiment label.
 
     >>> colour_of("negative"), colour_of("both") == colour_of("unassigned")
-    ('#cf222e', True)
+    ('#b14200', True)
     """
-    return COLOURS.get(label, GREY)
+    return palette.colour(label if label in ("positive", "negative") else "other")
 
 
 @lru_cache(maxsize=None)
@@ -89,8 +96,8 @@ def cloud_image(words: Sequence[Word], size: tuple[int, int] = CLOUD_SIZE) -> "I
         font_path=font_path(),
         max_words=MAX_WORDS,
         max_font_size=max(8, lh // 3),  # one word alone must not fill the panel
-        min_font_size=6,
-        font_step=1,
+        min_font_size=6,  # x LAYOUT_SCALE: no word is drawn smaller than 12 px (9 pt)
+        font_step=2,
         prefer_horizontal=0.95,
         relative_scaling=0.6,
         random_state=0,  # the same input draws the same cloud
@@ -100,19 +107,20 @@ def cloud_image(words: Sequence[Word], size: tuple[int, int] = CLOUD_SIZE) -> "I
     return img if img.size == size else img.resize(size)
 
 
-def png_bytes(img: "Image.Image") -> bytes:
-    """PNG-encode an image, quantised to 64 colours (see :func:`save_png`)."""
+def png_bytes(img: "Image.Image", colors: int = 64) -> bytes:
+    """PNG-encode an image, quantised to ``colors`` colours (see :func:`save_png`)."""
     buf = io.BytesIO()
-    save_png(img, buf)
+    save_png(img, buf, colors)
     return buf.getvalue()
 
 
-def save_png(img: "Image.Image", target) -> None:
+def save_png(img: "Image.Image", target, colors: int = 64) -> None:
     """Save as a 64-colour PNG: clouds and slides hold few colours, and this is
-    about 4x smaller and 5x faster to encode than RGB (docs/report.md)."""
+    about 4x smaller and 5x faster to encode than RGB (docs/report.md). A cloud
+    alone (three word colours on white) keeps its look with 8."""
     from PIL import Image
 
-    img.quantize(colors=64, method=Image.Quantize.FASTOCTREE).save(target, format="PNG")
+    img.quantize(colors=colors, method=Image.Quantize.FASTOCTREE).save(target, format="PNG")
 
 
 def data_uri(png: bytes) -> str:
@@ -146,7 +154,7 @@ def compose_png(title: str, panels: Sequence[tuple[str, "Image.Image"]], caption
         draw.rectangle([x - 1, y + SUB_H - 1, x + size[0], y + SUB_H + size[1]], outline="#e0e0e0")
     y += SUB_H + size[1] + 10
     x = PAD
-    for colour, text in LEGEND:
+    for colour, text in legend():
         draw.rectangle([x, y + 4, x + 14, y + 18], fill=colour)
         draw.text((x + 20, y + 2), text, fill="#333333", font=font(14))
         x += 40 + int(draw.textlength(text, font=font(14)))
@@ -173,7 +181,7 @@ def compose_svg(title: str, panels: Sequence[tuple[str, bytes]], size: tuple[int
         )
     y += SUB_H + size[1] + 10
     x = PAD
-    for colour, text in LEGEND:
+    for colour, text in legend():
         parts.append(f'<rect x="{x}" y="{y + 4}" width="14" height="14" fill="{colour}"/>')
         parts.append(f'<text x="{x + 20}" y="{y + 16}" font-size="14" fill="#333">{esc(text)}</text>')
         x += 40 + int(font(14).getlength(text))

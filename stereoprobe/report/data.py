@@ -11,11 +11,12 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from stereoprobe.errors import DataError
+from stereoprobe.report.numbers import Share, share_from_row
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -66,6 +67,10 @@ class SentimentData:
     meta: dict[str, Any] = field(default_factory=dict)
     manifest: dict[str, Any] = field(default_factory=dict)
     coverage: dict[str, Any] = field(default_factory=dict)
+    words_csv: "pd.DataFrame | None" = None  # words.csv: label source and WordNet voters
+    format_test: "pd.DataFrame | None" = None  # format_test.csv (statistics stage), when present
+    robustness: "pd.DataFrame | None" = None  # robustness.csv (statistics stage), when present
+    records: list | None = None  # completions.jsonl as Completion records, when readable
 
     # -- what the run was ------------------------------------------------------------
     @property
@@ -99,13 +104,14 @@ class SentimentData:
                 out.append((key, _plain(self.manifest[key])))
         if self.meta.get("run_status"):
             out.append(("run status", _plain(self.meta["run_status"])))
-        params = self.manifest.get("parameters") or self.manifest.get("settings")
-        if isinstance(params, dict):  # scalars only: nested filters and hashes are noise here
-            seen = {k for k, _ in out}
-            out += [
-                (str(k), _plain(v)) for k, v in params.items()
-                if k not in seen and v not in (None, "") and not isinstance(v, (dict, list)) and "sha" not in k
-            ]
+        catalog = self.manifest.get("catalog")
+        if isinstance(catalog, dict) and catalog.get("template_family"):
+            out.append(("template family", _plain(catalog["template_family"])))
+        seen = {k for k, _ in out}  # scalars only: nested filters and hashes are noise here
+        out += [
+            (k, _plain(v)) for k, v in settings_dict(self.manifest).items()
+            if k not in seen and v not in (None, "") and not isinstance(v, (dict, list)) and "sha" not in k
+        ]
         counts = self.manifest.get("counts")
         if isinstance(counts, dict):
             out.append(("probe results", ", ".join(f"{k} {v}" for k, v in counts.items())))
@@ -120,9 +126,18 @@ class SentimentData:
             out.append(("overrides", _plain(self.meta["overrides"])))
         return out
 
+    @property
+    def embedded(self) -> bool:
+        """The run came from the embedded offline model (local backend, next-word mode)."""
+        s = settings_dict(self.manifest)
+        return s.get("backend") == "local" or (
+            self.manifest.get("mode") == "next-word" and not (self.manifest.get("endpoint") or s.get("endpoint"))
+        )
+
     def caption(self) -> str:
+        what = " (small offline base model, not ChatGPT)" if self.embedded else ""
         return (
-            f"Model: {self.model} · run {self.run_date} · NRC EmoLex labels · "
+            f"Model: {self.model}{what} · run {self.run_date} · NRC EmoLex labels · "
             "shares are % of words labelled positive or negative"
         )
 
@@ -142,6 +157,160 @@ class SentimentData:
         rows = g[(g["category"] == category) & (g["group"] == group)]
         return {k: float(rows.iloc[0][k]) for k in SHARES}
 
+    def row(self, category: str, group: str | None = None) -> dict[str, Any]:
+        """The whole groups.csv row of a group, or table4.csv row of a category (or ``all``)."""
+        return self._rows.get((category, group), {})
+
+    @cached_property
+    def _rows(self) -> dict[tuple[str, str | None], dict[str, Any]]:
+        out: dict[tuple[str, str | None], dict[str, Any]] = {}
+        for r in self.table4.to_dict("records"):
+            out.setdefault((r["category"], None), r)
+        for r in self.groups.to_dict("records"):
+            out.setdefault((r["category"], r["group"]), r)
+        return out
+
+    def share(self, category: str, group: str | None, key: str) -> Share:
+        """A share with its interval and the probes behind it (see report.numbers)."""
+        fmt = key.split("_")[0] if key.startswith(("question", "statement")) else None
+        return share_from_row(self.row(category, group), key, self.polar_probes(category, group, fmt))
+
+    def polar_probes(self, category: str, group: str | None = None, format: str | None = None) -> int:
+        """Answered probes (probe and sample) with at least one positive or negative word."""
+        return self._polar_probes.get((category, group, format), 0)
+
+    @cached_property
+    def _polar_probes(self) -> dict[tuple, int]:
+        occ = self.occurrences
+        polar = occ[occ["label"].isin(["positive", "negative"])]
+        cols = ["category", "group", "format", *[c for c in ("probe_id", "sample") if c in occ.columns]]
+        keys = polar[cols].drop_duplicates()
+        out: dict[tuple, int] = {}
+        for fmt in (None, "question", "statement"):
+            sub = keys if fmt is None else keys[keys["format"] == fmt]
+            out[(ALL, None, fmt)] = len(sub)
+            for c, n in sub.groupby("category").size().items():
+                out[(c, None, fmt)] = int(n)
+            for (c, g), n in sub.groupby(["category", "group"]).size().items():
+                out[(c, g, fmt)] = int(n)
+        return out
+
+    def probe_counts(self, category: str, group: str) -> dict[str, int | None]:
+        """asked / answered / refused / failed probes of a group (None when unknown).
+
+        From groups.csv's ``probes_*`` columns when the statistics stage wrote them, else
+        from the run's completions.jsonl, else answered = probes with a word in occurrences.
+        """
+        row = self.row(category, group)
+        if "probes_asked" in row:
+            return {k: _int(row.get(f"probes_{k}")) for k in ("asked", "answered", "refused", "failed")}
+        by_group = self._record_counts
+        if by_group is not None:
+            c = by_group.get((category, group), {})
+            return {"asked": sum(c.values()), "answered": c.get("ok", 0),
+                    "refused": c.get("refused", 0), "failed": c.get("failed", 0) + c.get("unparseable", 0)}
+        occ = self.occurrences
+        sub = occ[(occ["category"] == category) & (occ["group"] == group)]
+        return {"asked": None, "answered": int(sub[["probe_id", "sample"]].drop_duplicates().shape[0]),
+                "refused": None, "failed": None}
+
+    @cached_property
+    def _record_counts(self) -> dict[tuple[str, str], dict[str, int]] | None:
+        if self.records is None:
+            return None
+        out: dict[tuple[str, str], dict[str, int]] = {}
+        for r in self.records:
+            d = out.setdefault((r.category, r.group), {})
+            d[r.status] = d.get(r.status, 0) + 1
+        return out
+
+    def probes_of(self, category: str, group: str) -> list[dict[str, Any]]:
+        """The group's probes with the model's words and their labels, for the evidence table.
+
+        Each item: template, format, prompt, status, words = [(word, label), ...].
+        """
+        occ = self._occ_by_probe.get((category, group), {})
+        texts = self.template_texts()
+        out: list[dict[str, Any]] = []
+        if self.records is not None:
+            for r in self._records_by_group.get((category, group), []):
+                found = occ.get((r.probe_id, r.sample), {})
+                out.append({"template": r.template, "format": r.format, "prompt": r.prompt, "status": r.status,
+                            "words": found.get("words", [])})
+        else:
+            for probe in occ.values():
+                t, f = probe["template"], probe["format"]
+                text = texts.get(t, (f, t.replace("_", " ")))[1].replace("…", group, 1)
+                out.append({"template": t, "format": f, "prompt": text, "status": "ok", "words": probe["words"]})
+        order = {t: i for i, t in enumerate(texts)}
+        return sorted(out, key=lambda d: (d["format"] != "question", order.get(d["template"], 99), d["template"]))
+
+    @cached_property
+    def _records_by_group(self) -> dict[tuple[str, str], list]:
+        out: dict[tuple[str, str], list] = {}
+        for r in self.records or []:
+            out.setdefault((r.category, r.group), []).append(r)
+        return out
+
+    @cached_property
+    def _occ_by_probe(self) -> dict[tuple[str, str], dict[tuple[str, int], dict[str, Any]]]:
+        """(category, group) -> (probe_id, sample) -> template, format, [(word, label), ...]."""
+        occ = self.occurrences
+        n = len(occ)
+        pids = occ["probe_id"] if "probe_id" in occ.columns else occ["template"]
+        samples = occ["sample"] if "sample" in occ.columns else [0] * n
+        out: dict = {}
+        for c, g, pid, smp, t, f, w, lab in zip(occ["category"], occ["group"], pids, samples, occ["template"],
+                                                 occ["format"], occ["word"], occ["label"]):
+            key = (str(pid), _int(smp) or 0)
+            probe = out.setdefault((c, g), {}).setdefault(key, {"template": t, "format": f, "words": []})
+            probe["words"].append((w, lab))
+        return out
+
+    def template_probes(self, category: str) -> "pd.DataFrame":
+        """Answered probes (probe and sample) with a labelled word per group (rows) and template."""
+        occ = self.occurrences
+        occ = occ[(occ["category"] == category) & occ["label"].isin(["positive", "negative"])]
+        cols = ["group", "template", *[c for c in ("probe_id", "sample") if c in occ.columns]]
+        return occ[cols].drop_duplicates().groupby(["group", "template"]).size().unstack("template", fill_value=0)
+
+    def template_texts(self) -> dict[str, tuple[str, str]]:
+        """Template id -> (format, readable text with … for the group).
+
+        From the run's manifest (``catalog.templates``) when it records them, else from
+        the built-in catalog.
+        """
+        recorded = (self.manifest.get("catalog") or {}).get("templates") if isinstance(self.manifest.get("catalog"), dict) else None
+        if isinstance(recorded, dict) and recorded:
+            out = {}
+            for tid, spec in recorded.items():
+                if isinstance(spec, dict) and spec.get("text"):
+                    out[str(tid)] = (str(spec.get("format", "")), readable_template(str(spec["text"])))
+            if out:
+                return out
+        return builtin_template_texts()
+
+    def evidence(self, word: str) -> tuple[str, str, bool]:
+        """(source, voters, single_vote) of a word's label from words.csv ('' when unknown).
+
+        ``single_vote``: the label was decided by one WordNet synonym's vote.
+        """
+        return self._evidence.get(word, ("", "", False))
+
+    @cached_property
+    def _evidence(self) -> dict[str, tuple[str, str, bool]]:
+        w = self.words_csv
+        if w is None or "word" not in w.columns or "source" not in w.columns:
+            return {}
+        voters = w["voters"] if "voters" in w.columns else [""] * len(w)
+        neg = w["votes_negative"] if "votes_negative" in w.columns else [0] * len(w)
+        pos = w["votes_positive"] if "votes_positive" in w.columns else [0] * len(w)
+        out = {}
+        for word, src, v, n, p in zip(w["word"], w["source"], voters, neg, pos):
+            votes = (_int(n) or 0) + (_int(p) or 0)
+            out[str(word)] = (str(src), "" if v != v else str(v), src == "synonyms" and votes == 1)
+        return out
+
     def words(self, category: str, group: str | None = None, format: str | None = None) -> list[Word]:
         """Word counts for a category, group or group and format, most frequent first."""
         pairs: list[tuple[str, str]] = []
@@ -159,6 +328,15 @@ class SentimentData:
             out.setdefault((c, g, f), []).append((w, lab))
         return out
 
+    def template_counts(self, category: str) -> tuple["pd.DataFrame", "pd.DataFrame"]:
+        """Negative and labelled (positive or negative) word counts per group and template."""
+        occ = self.occurrences
+        occ = occ[(occ["category"] == category) & occ["label"].isin(["positive", "negative"])]
+        keys = [occ["group"], occ["template"]]
+        neg = (occ["label"] == "negative").groupby(keys).sum().unstack("template", fill_value=0)
+        polar = occ["label"].groupby(keys).size().unstack("template", fill_value=0)
+        return neg, polar
+
     def template_shares(self, category: str) -> "pd.DataFrame":
         """Negative share (%) per group (rows) and template (columns) from occurrences.csv.
 
@@ -168,6 +346,49 @@ class SentimentData:
         occ = occ[(occ["category"] == category) & occ["label"].isin(["positive", "negative"])]
         neg = (occ["label"] == "negative").groupby([occ["group"], occ["template"]]).mean() * 100
         return neg.unstack("template")
+
+
+def settings_dict(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The manifest's probe settings, flat: ``settings`` (or the older ``parameters``),
+    with one level of nested dicts (e.g. the chat backend's ``parameters``) lifted up.
+
+    >>> settings_dict({"settings": {"backend": "openai-chat", "parameters": {"temperature": 0.7}}})
+    {'backend': 'openai-chat', 'temperature': 0.7}
+    """
+    params = manifest.get("settings") or manifest.get("parameters") or {}
+    if not isinstance(params, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for k, v in params.items():
+        if isinstance(v, dict) and k != "filter":
+            out.update({str(k2): v2 for k2, v2 in v.items() if not isinstance(v2, (dict, list)) and str(k2) not in out})
+        else:
+            out.setdefault(str(k), v)
+    return out
+
+
+def _int(x: Any) -> int | None:
+    try:
+        return int(float(x))
+    except (TypeError, ValueError):
+        return None
+
+
+def readable_template(text: str) -> str:
+    """``why are <group> so ...`` -> ``why are … so``."""
+    return text.replace("<group>", "…").replace(" ...", "").replace("...", "").strip()
+
+
+@lru_cache(maxsize=1)
+def builtin_template_texts() -> dict[str, tuple[str, str]]:
+    """Template id -> (format, readable text) from the built-in catalog."""
+    from stereoprobe.catalog import load_catalog
+
+    out = {}
+    for templates in load_catalog().templates.values():
+        for t in templates:
+            out.setdefault(t.template, (t.format, readable_template(t.text)))
+    return out
 
 
 def count_words(pairs: Iterable[tuple[str, str]]) -> list[Word]:
@@ -198,14 +419,17 @@ def slugify(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-") or "group"
 
 
-def unique_slugs(names: Iterable[str]) -> dict[str, str]:
-    """Slugs for names, made unique by a numeric suffix in order of appearance.
+def unique_slugs(names: Iterable[str], reserved: Iterable[str] = ()) -> dict[str, str]:
+    """Slugs for names, made unique by a numeric suffix in order of appearance; a slug
+    in ``reserved`` (e.g. ``index``, the index page) is never given out.
 
     >>> unique_slugs(["a b", "a-b", "c"])
     {'a b': 'a-b', 'a-b': 'a-b-2', 'c': 'c'}
+    >>> unique_slugs(["Index", "data"], reserved=["index"])
+    {'Index': 'index-2', 'data': 'data'}
     """
     out: dict[str, str] = {}
-    used: set[str] = set()
+    used: set[str] = set(reserved)
     for name in names:
         base = slug = slugify(name)
         n = 1
@@ -231,7 +455,8 @@ def load_sentiment(run_dir: str | Path) -> SentimentData:
         if not path.is_file():
             raise _missing(run, f"no sentiment/{name}")
         try:
-            df = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"group": str, "word": str})
+            df = pd.read_csv(path, keep_default_na=False, na_values=[""],
+                             dtype={"group": str, "word": str, "probe_id": str, "category": str})
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
             raise DataError(
                 f"{path}: not readable CSV ({str(exc).splitlines()[0]}); "
@@ -253,9 +478,10 @@ def load_sentiment(run_dir: str | Path) -> SentimentData:
         raise _missing(run, "no sentiment/meta.json")
     meta = _read_json(sdir / "meta.json", run)
     coverage = _read_json(sdir / "coverage.json", run) if (sdir / "coverage.json").is_file() else {}
-    manifest = _read_json(run / "manifest.json", run) if (run / "manifest.json").is_file() else {}
+    manifest = read_manifest(run)
     if frames["groups.csv"].empty:
         raise DataError(f"{sdir / 'groups.csv'}: no groups; run `stereoprobe sentiment {run}` again.")
+    _full_precision(frames)
     return SentimentData(
         run_dir=run,
         table4=frames["table4.csv"],
@@ -265,7 +491,65 @@ def load_sentiment(run_dir: str | Path) -> SentimentData:
         meta=meta,
         manifest=manifest,
         coverage=coverage,
+        words_csv=_optional_csv(sdir / "words.csv"),
+        format_test=_optional_csv(sdir / "format_test.csv"),
+        robustness=_optional_csv(sdir / "robustness.csv"),
+        records=_records(run),
     )
+
+
+def _full_precision(frames: dict[str, "pd.DataFrame"]) -> None:
+    """Replace the written (rounded) shares by the same shares recomputed from
+    occurrences.csv with the sentiment stage's own rule, so that every number shown is
+    rounded once, from the unrounded value."""
+    import numpy as np
+
+    from stereoprobe.sentiment import tables
+
+    occ = frames["occurrences.csv"]
+    if occ.empty:
+        return
+    for name, keys, fresh in (("table4.csv", ["category"], tables.table4(occ)),
+                              ("groups.csv", ["category", "group"], tables.group_table(occ))):
+        df = frames[name]
+        exact = fresh.set_index(keys)[list(SHARES)]
+        idx = df.set_index(keys).index
+        for col in SHARES:
+            values = exact[col].reindex(idx).to_numpy(dtype=float)
+            known = ~np.isnan(values)
+            df.loc[known, col] = values[known]
+
+
+def _optional_csv(path: Path) -> "pd.DataFrame | None":
+    import pandas as pd
+
+    if not path.is_file():
+        return None
+    try:
+        return pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"word": str, "category": str})
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
+        return None
+
+
+def _records(run: Path) -> list | None:
+    """The run's completion records (prompts, statuses), or None for a run without them."""
+    if not (run / "completions.jsonl").is_file():
+        return None
+    from stereoprobe.store import read_completions
+
+    try:
+        return read_completions(run)
+    except DataError:
+        return None
+
+
+def read_manifest(run: Path) -> dict[str, Any]:
+    """The run's manifest.json as a plain dict ({} when absent): the ONE place the report
+    reads it, so that a typed reader can replace it. Keys added over time (``settings.endpoint``,
+    ``settings.temperature``, ``settings.debias``, ``catalog.template_family``,
+    ``catalog.templates``) are read tolerantly by the properties of :class:`SentimentData`."""
+    path = Path(run) / "manifest.json"
+    return _read_json(path, Path(run)) if path.is_file() else {}
 
 
 def _read_json(path: Path, run: Path) -> dict[str, Any]:
