@@ -359,7 +359,7 @@ def test_cli_progress_is_plain_lines_off_a_terminal(tmp_path):
     run = write_run(tmp_path / "run")
     result = CliRunner().invoke(cli, ["report", str(run), "--only", "briefing", "--workers", "1"])
     assert result.exit_code == 0, result.output
-    assert "drew 5 of 5 groups\n" in result.output and "\r" not in result.output
+    assert "5/5 groups, " in result.output and "\r" not in result.output
 
 
 def test_tables_without_statistics_show_counts_and_apply_the_same_floor(tmp_path):

@@ -440,3 +440,21 @@ def test_score_api_carries_the_statistics(tmp_path):
     assert len(result.format_test) == 3 and len(result.criteria) == 9 and len(result.robustness) == 12
     with pytest.raises(DataError, match="--bootstrap 50"):
         score(tmp_path / "run", lexicon=SYNTHETIC, bootstrap=50)
+
+
+def test_sentiment_names_the_next_command(tmp_path):
+    """The sentiment command ends by naming `stereoprobe report RUN_DIR` (issue 9, section 4)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from stereoprobe.cli import cli
+
+    src = tmp_path / "in.jsonl"
+    lines = [{"category": "age", "group": f"g{i}", "format": f, "words": ["happy", "angry", "sad"]}
+             for i in range(4) for f in ("question", "statement")]
+    src.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    result = CliRunner().invoke(cli, ["sentiment", "--input", str(src), "--out", str(tmp_path / "run"),
+                                      "--bootstrap", "100"])
+    assert result.exit_code == 0, result.output
+    assert f"Next: `stereoprobe report {tmp_path / 'run'}`" in result.output

@@ -2,36 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-import time
 from pathlib import Path
 
 import click
 
 from stereoprobe.cli._common import friendly_errors
-
-
-class _Progress:
-    """``drew 120 of 382 groups``: one updating line in a terminal, a plain line every
-    few seconds otherwise (CI logs, ``> file``)."""
-
-    def __init__(self, stream=None, every: float = 5.0) -> None:
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty()
-        self.every = 0.2 if self.tty else every
-        self.last = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done < total and now - self.last < self.every:
-            return
-        self.last = now
-        text = f"drew {done} of {total} groups"
-        if self.tty:
-            self.stream.write("\r" + text + ("\n" if done == total else ""))
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+from stereoprobe.progress import progress_callback
 
 
 @click.command("report")
@@ -67,7 +43,7 @@ def command(run_dir, only, categories, out, figure_set, palette_name, workers):
     from stereoprobe.report import build_report
 
     result = build_report(run_dir, out=out, categories=list(categories) or None, only=only, workers=workers,
-                          figures=figure_set, palette_name=palette_name, progress=_Progress())
+                          figures=figure_set, palette_name=palette_name, progress=progress_callback("group"))
     if result.figures:
         click.echo(f"Wrote {len(result.figures)} figure files to {result.out / 'figures'}.")
     if result.briefing:

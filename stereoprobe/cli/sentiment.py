@@ -59,3 +59,4 @@ def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms, ci, b
     )
     click.echo(format_summary(result))
     click.echo(f"Wrote {written}/", err=True)
+    click.echo(f"Next: `stereoprobe report {written.parent}` draws the figures and briefings.")

@@ -544,12 +544,14 @@ def _records(run: Path) -> list | None:
 
 
 def read_manifest(run: Path) -> dict[str, Any]:
-    """The run's manifest.json as a plain dict ({} when absent): the ONE place the report
-    reads it, so that a typed reader can replace it. Keys added over time (``settings.endpoint``,
-    ``settings.temperature``, ``settings.debias``, ``catalog.template_family``,
-    ``catalog.templates``) are read tolerantly by the properties of :class:`SentimentData`."""
-    path = Path(run) / "manifest.json"
-    return _read_json(path, Path(run)) if path.is_file() else {}
+    """The run's manifest as a plain dict ({} when absent), read and type-checked by the one
+    reader of run records (:func:`stereoprobe.manifest.read_manifest`), so a 0.1.0 manifest
+    comes out with the current key names (``settings.endpoint``, flat ``settings.temperature``,
+    ``catalog.templates`` ...)."""
+    from stereoprobe.manifest import read_manifest as read_run_manifest
+
+    manifest = read_run_manifest(run)
+    return manifest.to_dict() if manifest is not None else {}
 
 
 def _read_json(path: Path, run: Path) -> dict[str, Any]:
