@@ -28,20 +28,41 @@ never rows. Paired use (two runs A and B aligned on the same probe rows, e.g. co
 
 Intervals and p-values (stereoprobe.stats.intervals)::
 
+    share_interval(share, replicates, n_clusters, n_words, n_strata=1, level=0.95) -> (low, high)
+        Korn-Graubard interval of a share (percent), for shares.
     bootstrap_se(replicates, n_clusters, n_strata=1) -> np.ndarray
     t_interval(estimate, replicates, n_clusters, n_strata=1, level=0.95,
-               bounds=(0.0, 100.0)) -> (low, high)
+               bounds=(0.0, 100.0)) -> (low, high)          # for differences
     t_pvalue(difference, replicates, n_clusters, n_strata=1, null=0.0) -> np.ndarray
 
 Multiple testing (stereoprobe.stats.fdr)::
 
     bh(pvalues) -> np.ndarray   # Benjamini-Hochberg q-values, NaN kept
+
+The sentiment tables (modules imported by their full names)::
+
+    stereoprobe.stats.analysis.check_options(level, n_boot, seed) -> StatsOptions   # DataError if bad
+    stereoprobe.stats.analysis.add_statistics(occ, records, table4, groups, templates, options)
+        -> Statistics(table4, groups, templates, format_test, criteria, robustness, meta)
+    stereoprobe.stats.units.unit_table(occ) -> DataFrame      # one row per reply: neg, pos, polar
+    stereoprobe.stats.units.probe_status(records) -> DataFrame  # probes_asked/answered/refused/failed
+    stereoprobe.stats.shares.keyed_sums(weights, codes, n_keys, values) -> (B, n_keys)
+    stereoprobe.stats.shares.interval_columns(weights, units, codes, n_keys, cluster, strata, level)
+    stereoprobe.stats.shares.vs_category(weights, units, group_codes, n_groups, group_category, level)
+    stereoprobe.stats.shares.MIN_PROBES == 3
+    stereoprobe.stats.format_test.template_pairs(templates) -> [(question, statement), ...]
+    stereoprobe.stats.format_test.format_test(weights, units, level, seed) -> DataFrame
+    stereoprobe.stats.criteria.nmi(table) / nmi_test(groups, neg, pos, n_perm, seed, strata=None)
+    stereoprobe.stats.criteria.four_fifths_ratio(pos, polar) / criteria(units, seed, n_perm=999)
+    stereoprobe.stats.robustness.variance_parts(probe_shares) / rank_stability(matrix, n_boot, seed, level)
+    stereoprobe.stats.robustness.jaccard(occ) / robustness(templates, units, occ, n_boot, seed, level)
 """
 
 from __future__ import annotations
 
 from stereoprobe.stats.fdr import bh
-from stereoprobe.stats.intervals import bootstrap_se, t_interval, t_pvalue
+from stereoprobe.stats.intervals import bootstrap_se, share_interval, t_interval, t_pvalue
 from stereoprobe.stats.resample import cluster_weights, n_clusters, replicate_ratio
 
-__all__ = ["bh", "bootstrap_se", "cluster_weights", "n_clusters", "replicate_ratio", "t_interval", "t_pvalue"]
+__all__ = ["bh", "bootstrap_se", "cluster_weights", "n_clusters", "replicate_ratio", "share_interval", "t_interval",
+           "t_pvalue"]
