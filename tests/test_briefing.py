@@ -155,8 +155,9 @@ def test_pages_open_with_key_findings_model_and_coverage(built):
     index = _text(built / "briefing" / "index.html")
     # political's only share rests on one probe, so gender is the only category with a share: 9 of 20
     assert re.search(r"gender: 45% \(\d+ to \d+\) of labelled words negative\.", index)
-    # the question-vs-statement finding comes from format_test.csv (q = 0.250 for five groups)
-    assert "No clear difference between questions and statements for all categories: 73% vs 11%" in index
+    # the question-vs-statement finding comes from format_test.csv: three paired groups can give
+    # no exact sign-flip p below 2/2^3 = 0.25, so the sentence says the test cannot decide
+    assert "Too few groups to test questions against statements for all categories: 73% vs 11%" in index
     assert "Numbers in brackets are 95% intervals" in index
     assert findings.headings[0] == 1
 
@@ -333,7 +334,7 @@ def test_template_texts_come_from_the_run(tmp_path):
     templates = {"why_are_so": {"text": "waarom zijn <group> zo ...", "format": "question"},
                  "are_so": {"text": "<group> zijn zo ...", "format": "statement"}}
     run = write_run(tmp_path / "run", records([p for p in PROBES if p[2] in ("why_are_so", "are_so")]),
-                    extra_manifest={"catalog": {"path": "nl", "templates": templates, "probes": 10}})
+                    extra_manifest={"catalog": {"path": "nl", "sha256": "0" * 64, "templates": templates, "probes": 10}})
     labels = [t.get_text() for t in figure_templates(load_sentiment(run), "gender").axes[0].get_xticklabels()]
     assert labels == ["waarom zijn …\nzo", "… zijn zo"]
 
