@@ -14,7 +14,7 @@ import click
 
 from stereoprobe import __version__
 
-COMMANDS = ("probes", "collect", "sentiment", "report")
+COMMANDS = ("probes", "collect", "sentiment", "report", "baseline")
 
 
 class _LazyGroup(click.Group):
@@ -61,6 +61,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
       stereoprobe collect                ask a model for ten words per probe
       stereoprobe sentiment RUN_DIR      map words to NRC sentiment (Table 4)
       stereoprobe report RUN_DIR         figures and per-group briefings
+      stereoprobe baseline FILE --out D  people's search-engine completions as a run
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
