@@ -99,14 +99,23 @@ def _plan(rows: Any, level: str, settings: Settings, seed: int) -> Any:
     )
 
 
-def _clusters(rows: Any, mask: Any, level: str, fmt: str) -> tuple[int, int]:
-    """(G, H): resampled clusters and fixed strata of one cell, for the t degrees of freedom."""
-    sub = rows[mask]
-    if level == "group":
-        return int(sub["probe_id"].nunique()), int(sub["format"].nunique())
-    if level == "category":
-        return int(sub["group"].nunique()), 1
-    return int(sub[["category", "group"]].drop_duplicates().shape[0]), int(sub["category"].nunique())
+def _clusters(rows: Any, masks: list[Any], level: str) -> Any:
+    """(G, H) per cell: resampled clusters and fixed strata, for the t degrees of freedom."""
+    import numpy as np
+    import pandas as pd
+
+    fmt = pd.factorize(rows["format"])[0]
+    grp = pd.factorize(rows["category"] + "\t" + rows["group"])[0]
+    cat = pd.factorize(rows["category"])[0]
+    out = []
+    for m in masks:
+        if level == "group":  # probes within the group, question and statement as strata
+            out.append((int(m.sum()), np.unique(fmt[m]).size))
+        elif level == "category":
+            out.append((np.unique(grp[m]).size, 1))
+        else:
+            out.append((np.unique(grp[m]).size, np.unique(cat[m]).size))
+    return np.array(out, dtype=np.int64).reshape(-1, 2)
 
 
 def _ratio(w: Any, num: Any, den: Any, masks: list[Any]) -> tuple[Any, Any]:
@@ -141,13 +150,17 @@ def pair_differences(name_a: str, name_b: str, rows: Any, settings: Settings, se
     from stereoprobe import stats
 
     out = []
+    plans: dict[bool, Any] = {}
     for level in LEVELS:
         cells = _cells(rows, level)
-        w = _plan(rows, level, settings, seed)
+        by_group = level == "group"
+        if by_group not in plans:  # all and category share one plan
+            plans[by_group] = _plan(rows, level, settings, seed)
+        w = plans[by_group]
         masks = [c[3] for c in cells]
         est_a, rep_a = _ratio(w, rows["neg_a"].to_numpy(float), rows["pol_a"].to_numpy(float), masks)
         est_b, rep_b = _ratio(w, rows["neg_b"].to_numpy(float), rows["pol_b"].to_numpy(float), masks)
-        gh = np.array([_clusters(rows, c[3], level, c[2]) for c in cells])
+        gh = _clusters(rows, masks, level)
         diff = est_a - est_b
         reps = rep_a - rep_b
         low, high = stats.t_interval(diff, reps, gh[:, 0], gh[:, 1], level=settings.level, bounds=(-100.0, 100.0))
@@ -174,11 +187,12 @@ def run_shares(name: str, probes: Any, settings: Settings, seed: int) -> Any:
     rows = probes.assign(neg_a=probes["n_negative"], pol_a=probes["n_negative"] + probes["n_positive"])
     rows = rows.sort_values(["category", "group", "probe_id"], ignore_index=True)
     out = []
+    w = _plan(rows, "category", settings, seed)
     for level in ("all", "category"):
         cells = _cells(rows, level)
-        w = _plan(rows, level, settings, seed)
-        est, reps = _ratio(w, rows["neg_a"].to_numpy(float), rows["pol_a"].to_numpy(float), [c[3] for c in cells])
-        gh = np.array([_clusters(rows, c[3], level, c[2]) for c in cells])
+        masks = [c[3] for c in cells]
+        est, reps = _ratio(w, rows["neg_a"].to_numpy(float), rows["pol_a"].to_numpy(float), masks)
+        gh = _clusters(rows, masks, level)
         low, high = stats.t_interval(est, reps, gh[:, 0], gh[:, 1], level=settings.level)
         for i, (cat, grp, fmt, mask) in enumerate(cells):
             out.append((name, level, cat, grp, fmt, est[i], low[i], high[i], int(mask.sum()), bool(np.isnan(low[i]))))

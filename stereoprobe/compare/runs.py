@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 from stereoprobe.errors import DataError
 
-PROBE_COLUMNS = ["probe_id", "category", "group", "template", "format", "n_negative", "n_positive", "n_words"]
+PROBE_COLUMNS = ["probe_id", "category", "group", "template", "format", "text", "n_negative", "n_positive", "n_words"]
 BASELINE_FORMAT = "search-engine"
 
 
@@ -86,8 +86,8 @@ def probe_table(records: list, occurrences: Any) -> Any:
     import pandas as pd
 
     ident = pd.DataFrame(
-        [(r.probe_id, r.category, r.group, r.template, r.format) for r in records],
-        columns=PROBE_COLUMNS[:5],
+        [(r.probe_id, r.category, r.group, r.template, r.format, r.prompt) for r in records],
+        columns=PROBE_COLUMNS[:6],
     ).drop_duplicates("probe_id")
     occ = occurrences
     counts = pd.DataFrame(
