@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-NEGATIVE = ("rude", "lazy", "grumpy", "unruly", "angry", "cruel", "stupid", "selfish")
-POSITIVE = ("wise", "kind", "happy", "honest", "brave", "generous", "clever", "friendly")
+NEGATIVE = ("hateful", "lazy", "grumpy", "unruly", "angry", "cruel", "stupid", "selfish")
+POSITIVE = ("wise", "kind", "happy", "honest", "loyal", "generous", "clever", "friendly")
 
 
 def make_run(out: Path, seed: int, rate: Callable[[str, str], float], concentration: float = 8.0,

@@ -101,8 +101,7 @@ def figure_heatmap(differences: Any, category: str, pair_labels: Sequence[tuple[
     ax = fig.add_axes((left / width, bottom / height, 0.9 * len(cols) / width, 0.2 * len(groups) / height))
     cax = fig.add_axes(((left + 0.9 * len(cols) + 0.2) / width, bottom / height, 0.15 / width,
                         min(0.2 * len(groups), 2.5) / height))
-    cmap = colormaps[HEATMAP].copy()
-    cmap.set_bad("#f0f0f0")
+    cmap = colormaps[HEATMAP].with_extremes(bad="#f0f0f0")
     im = ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap=cmap, norm=TwoSlopeNorm(0, -lim, lim))
     yy, xx = np.nonzero(sig)
     ax.plot(xx, yy, "o", ms=4, mfc="white", mec="black", mew=0.8, ls="none")

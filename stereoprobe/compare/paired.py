@@ -73,7 +73,8 @@ def _cells(rows: Any, level: str) -> list[tuple[str, str, str, Any]]:
 
     keys = {"all": [], "category": ["category"], "group": ["category", "group"]}[level]
     groups = [((), np.ones(len(rows), bool))] if not keys else [
-        (k if isinstance(k, tuple) else (k,), rows.index.isin(idx)) for k, idx in rows.groupby(keys, sort=True).groups.items()
+        (k if isinstance(k, tuple) else (k,), rows.index.isin(idx))
+        for k, idx in rows.groupby(keys if len(keys) > 1 else keys[0], sort=True).groups.items()
     ]
     out = []
     for key, mask in groups:
