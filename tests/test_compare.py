@@ -251,3 +251,28 @@ def test_never_replaces_a_folder_it_did_not_write(tmp_path, null_pair):
     with pytest.raises(DataError, match="not written by `stereoprobe compare`"):
         write_comparison(result, out)
     assert (out / "notes.txt").read_text() == "keep me"
+
+
+def test_sparse_cell_shares_equal_the_stats_packages_replicate_ratio(null_pair):
+    """paired.ratio takes the sums through a sparse indicator; it is W @ num / W @ den."""
+    import numpy as np
+
+    from stereoprobe import stats
+    from stereoprobe.compare import paired
+    from stereoprobe.compare.runs import load_runs
+    from stereoprobe.lexicon import load_bundled
+    from stereoprobe.sentiment import Labeller
+
+    a, b = load_runs(null_pair, Labeller(load_bundled(), synonyms=False), write_missing=False)
+    rows = paired.aligned(a.probes, b.probes)
+    plans = paired.Plans(Settings(n_boot=50, seed=3))
+    for level in paired.LEVELS:
+        c = paired.cells(rows, level)
+        wt = plans.get(rows, by_group=level == "group")
+        est, reps = paired.ratio(wt, rows.neg_a.to_numpy(float), rows.pol_a.to_numpy(float), c.indicator)
+        x = c.indicator.toarray()
+        ref = 100 * stats.replicate_ratio(wt.T, x * rows.neg_a.to_numpy(float)[:, None], x * rows.pol_a.to_numpy(float)[:, None])
+        assert np.allclose(reps, ref, equal_nan=True)
+        assert np.allclose(est, 100 * (x.T @ rows.neg_a) / (x.T @ rows.pol_a), equal_nan=True)
+    # a plan is drawn once per structure and reused by every pair with the same rows
+    assert len(plans._cache) == 2

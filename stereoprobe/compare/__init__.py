@@ -84,14 +84,11 @@ def compare(
     labeller = Labeller(lexi, synonyms=synonyms)
     loaded = load_runs(runs, labeller, write_missing=write_missing_sentiment)
     per_run, per_pair = alignment(loaded)
-    diffs = []
-    for i, (a, b) in enumerate(pairs(loaded)):
-        rows = paired.aligned(a.probes, b.probes)
-        diffs.append(paired.pair_differences(a.name, b.name, rows, settings, settings.seed + i))
+    plans = paired.Plans(settings)
+    diffs = [paired.pair_differences(a.name, b.name, paired.aligned(a.probes, b.probes), settings, plans)
+             for a, b in pairs(loaded)]
     differences = pd.concat(diffs, ignore_index=True)
-    shares = pd.concat(
-        [paired.run_shares(r.name, r.probes, settings, settings.seed) for r in loaded], ignore_index=True
-    )
+    shares = pd.concat([paired.run_shares(r.name, r.probes, settings, plans) for r in loaded], ignore_index=True)
     table = band = None
     if names:
         ref = shares[(shares.level != "group") & (shares.format == "all")][["run", "category", "negative"]]

@@ -115,12 +115,15 @@ def figure_heatmap(differences: Any, category: str, pair_labels: Sequence[tuple[
     return fig
 
 
-def save(fig: Any, stem: Any) -> list[Any]:
-    """STEM.png and STEM.svg."""
+def save(fig: Any, stem: Any, tight: bool = True) -> list[Any]:
+    """STEM.png and STEM.svg (SVG text kept as text: smaller and faster than outlined glyphs)."""
+    import matplotlib
+
     stem.parent.mkdir(parents=True, exist_ok=True)
     out = []
-    for ext in ("png", "svg"):
-        path = stem.with_suffix(f".{ext}")
-        fig.savefig(path, format=ext, facecolor="white", bbox_inches="tight")
-        out.append(path)
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        for ext in ("png", "svg"):
+            path = stem.with_suffix(f".{ext}")
+            fig.savefig(path, format=ext, facecolor="white", bbox_inches="tight" if tight else None)
+            out.append(path)
     return out

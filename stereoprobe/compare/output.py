@@ -62,7 +62,7 @@ def _write_all(result: Any, tmp: Path) -> None:
     limit = max(10.0, float(groups.difference.abs().max())) if groups.difference.notna().any() else 10.0
     for cat in sorted(groups.category.unique()):
         fig = figures.figure_heatmap(d, cat, pair_labels, result.meta["statistics"]["alpha"], limit)
-        figures.save(fig, figs / f"heatmap_{_slug(cat)}")
+        figures.save(fig, figs / f"heatmap_{_slug(cat)}", tight=False)
         heat.append((cat, (figs / f"heatmap_{_slug(cat)}.png").read_bytes()))
     (tmp / "index.html").write_text(page.render(result, pngs, heat), encoding="utf-8")
     meta = {MARK: True, **result.meta}

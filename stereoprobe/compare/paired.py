@@ -67,134 +67,163 @@ def aligned(a: Any, b: Any) -> Any:
     return out.sort_values(["category", "group", "probe_id"], ignore_index=True)
 
 
-def _cells(rows: Any, level: str) -> list[tuple[str, str, str, Any]]:
-    """(category, group, format, boolean row mask) of every cell of a level."""
-    import numpy as np
+@dataclass
+class Cells:
+    """The cells of one level: labels, a sparse (rows x cells) 0/1 indicator, (G, H) per cell."""
 
-    keys = {"all": [], "category": ["category"], "group": ["category", "group"]}[level]
-    groups = [((), np.ones(len(rows), bool))] if not keys else [
-        (k if isinstance(k, tuple) else (k,), rows.index.isin(idx))
-        for k, idx in rows.groupby(keys if len(keys) > 1 else keys[0], sort=True).groups.items()
-    ]
-    out = []
-    for key, mask in groups:
-        cat = key[0] if key else "all"
-        grp = key[1] if len(key) > 1 else ""
-        out.append((cat, grp, "all", mask))
-        for fmt in FORMATS:
-            fmask = mask & (rows["format"] == fmt).to_numpy()
-            if fmask.any():
-                out.append((cat, grp, fmt, fmask))
-    return out
+    labels: Any  # DataFrame: category, group, format
+    indicator: Any  # scipy.sparse CSR, rows x cells
+    clusters: Any  # (k, 2) int: resampled clusters G and fixed strata H, for t's degrees of freedom
 
 
-def _plan(rows: Any, level: str, settings: Settings, seed: int) -> Any:
-    from stereoprobe import stats
+def cells(rows: Any, level: str) -> Cells:
+    """Every cell of ``level`` (all / category / group) x format (all, question, statement).
 
-    if level == "group":
-        strata = (rows["group"] + "\t" + rows["format"]).to_numpy()
-        return stats.cluster_weights([rows["probe_id"].to_numpy()], settings.n_boot, seed=seed, strata=strata)
-    return stats.cluster_weights(
-        [rows["group"].to_numpy(), rows["probe_id"].to_numpy()], settings.n_boot, seed=seed,
-        strata=rows["category"].to_numpy(),
-    )
-
-
-def _clusters(rows: Any, masks: list[Any], level: str) -> Any:
-    """(G, H) per cell: resampled clusters and fixed strata, for the t degrees of freedom."""
+    Each row is in exactly two cells of a level: its key's ``all``-format cell and its
+    key's own-format cell (a baseline's ``search-engine`` rows only in the first).
+    """
     import numpy as np
     import pandas as pd
-
-    fmt = pd.factorize(rows["format"])[0]
-    grp = pd.factorize(rows["category"] + "\t" + rows["group"])[0]
-    cat = pd.factorize(rows["category"])[0]
-    out = []
-    for m in masks:
-        if level == "group":  # probes within the group, question and statement as strata
-            out.append((int(m.sum()), np.unique(fmt[m]).size))
-        elif level == "category":
-            out.append((np.unique(grp[m]).size, 1))
-        else:
-            out.append((np.unique(grp[m]).size, np.unique(cat[m]).size))
-    return np.array(out, dtype=np.int64).reshape(-1, 2)
-
-
-def _ratio(w: Any, num: Any, den: Any, masks: list[Any]) -> tuple[Any, Any]:
-    """Full-sample and replicate shares (percent) of each cell: (k,), (B, k)."""
-    import numpy as np
     from scipy import sparse
 
-    from stereoprobe import stats
+    n = len(rows)
+    cat = rows["category"].to_numpy(object) if level != "all" else np.full(n, "all", dtype=object)
+    grp = rows["group"].to_numpy(object) if level == "group" else np.full(n, "", dtype=object)
+    fmt = rows["format"].to_numpy(object)
+    keys = pd.DataFrame({"category": np.concatenate([cat, cat]), "group": np.concatenate([grp, grp]),
+                         "format": np.concatenate([np.full(n, "all", dtype=object), fmt]),
+                         "row": np.concatenate([np.arange(n), np.arange(n)])})
+    keys = keys[keys["format"].isin(("all", *FORMATS))]
+    codes, uniq = pd.factorize(pd.MultiIndex.from_frame(keys[["category", "group", "format"]]), sort=True)
+    labels = pd.DataFrame(list(uniq), columns=["category", "group", "format"])
+    x = sparse.csr_matrix((np.ones(len(codes)), (keys["row"].to_numpy(), codes)), shape=(n, len(labels)))
+    member = keys.assign(cell=codes, probe=rows["probe_id"].to_numpy()[keys["row"].to_numpy()],
+                         g=rows["category"].to_numpy()[keys["row"].to_numpy()] + "\t"
+                         + rows["group"].to_numpy()[keys["row"].to_numpy()],
+                         c=rows["category"].to_numpy()[keys["row"].to_numpy()],
+                         f=fmt[keys["row"].to_numpy()])
+    by = member.groupby("cell")
+    if level == "group":  # probes resampled within the group, question and statement as strata
+        gh = np.column_stack([by["probe"].nunique(), by["f"].nunique()])
+    elif level == "category":  # groups resampled within the category
+        gh = np.column_stack([by["g"].nunique(), np.ones(len(labels), dtype=np.int64)])
+    else:  # groups resampled within each category (categories are strata)
+        gh = np.column_stack([by["g"].nunique(), by["c"].nunique()])
+    return Cells(labels, x, gh.astype(np.int64))
 
-    x = sparse.csc_matrix(np.column_stack(masks).astype(np.float64)) if masks else None
-    n_num = x.T @ num
-    n_den = x.T @ den
+
+class Plans:
+    """Resampling plans, cached by the exact rows they were drawn for.
+
+    Pairs aligned on the same probes (the usual case: full runs of one catalog) share
+    one plan per kind, so it is drawn once; a plan is only ever applied to rows of its
+    own structure.
+    """
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self._cache: dict[tuple[str, int], Any] = {}
+
+    def get(self, rows: Any, by_group: bool) -> Any:
+        """W transposed (n_rows x B, float64), ready for ``indicator.T @ W.T``."""
+        import numpy as np
+
+        from stereoprobe import stats
+
+        key = ("group" if by_group else "category",
+               hash(tuple(rows["probe_id"]) + tuple(rows["category"]) + tuple(rows["group"]) + tuple(rows["format"])))
+        if key not in self._cache:
+            n_boot, seed = self.settings.n_boot, self.settings.seed
+            if by_group:
+                strata = (rows["group"] + "\t" + rows["format"]).to_numpy()
+                w = stats.cluster_weights([rows["probe_id"].to_numpy()], n_boot, seed=seed, strata=strata)
+            else:
+                w = stats.cluster_weights([rows["group"].to_numpy(), rows["probe_id"].to_numpy()], n_boot,
+                                          seed=seed, strata=rows["category"].to_numpy())
+            self._cache[key] = np.ascontiguousarray(w.T, dtype=np.float64)
+        return self._cache[key]
+
+
+def ratio(wt: Any, num: Any, den: Any, indicator: Any) -> tuple[Any, Any]:
+    """Full-sample (k,) and replicate (B, k) shares in percent of every cell.
+
+    The same quantity as :func:`stereoprobe.stats.replicate_ratio` with ``numerator =
+    indicator * num`` (a test checks they agree), computed through the sparse indicator
+    so that hundreds of group cells cost no more than a few.
+    """
+    import numpy as np
+
+    xt = indicator.T.tocsr()
+    n_num, n_den = xt @ num, xt @ den
+    r_num = xt.multiply(num[None, :]).tocsr() @ wt  # (k, B)
+    r_den = xt.multiply(den[None, :]).tocsr() @ wt
     with np.errstate(invalid="ignore", divide="ignore"):
         est = np.where(n_den > 0, 100.0 * n_num / np.where(n_den > 0, n_den, 1), np.nan)
-    if len(masks) <= 8:  # a few cells: the package's dense W @ values
-        xd = x.toarray()
-        reps = 100.0 * stats.replicate_ratio(w, xd * num[:, None], xd * den[:, None])
-    else:  # many cells (groups): the same sums through a sparse indicator matrix
-        wf = np.asarray(w, dtype=np.float64)
-        rn = (x.multiply(num[:, None]).T @ wf.T).T
-        rd = (x.multiply(den[:, None]).T @ wf.T).T
-        with np.errstate(invalid="ignore", divide="ignore"):
-            reps = np.where(rd > 0, 100.0 * rn / np.where(rd > 0, rd, 1), np.nan)
+        reps = np.where(r_den > 0, 100.0 * r_num / np.where(r_den > 0, r_den, 1), np.nan).T
     return est, reps
 
 
-def pair_differences(name_a: str, name_b: str, rows: Any, settings: Settings, seed: int) -> Any:
+def pair_differences(name_a: str, name_b: str, rows: Any, settings: Settings, plans: Plans | None = None) -> Any:
     """differences.csv rows of one pair of aligned runs (see the module docstring)."""
     import numpy as np
     import pandas as pd
 
     from stereoprobe import stats
 
+    plans = plans or Plans(settings)
     out = []
-    plans: dict[bool, Any] = {}
+    arrays = {c: rows[c].to_numpy(float) for c in ("neg_a", "pol_a", "neg_b", "pol_b")}
     for level in LEVELS:
-        cells = _cells(rows, level)
-        by_group = level == "group"
-        if by_group not in plans:  # all and category share one plan
-            plans[by_group] = _plan(rows, level, settings, seed)
-        w = plans[by_group]
-        masks = [c[3] for c in cells]
-        est_a, rep_a = _ratio(w, rows["neg_a"].to_numpy(float), rows["pol_a"].to_numpy(float), masks)
-        est_b, rep_b = _ratio(w, rows["neg_b"].to_numpy(float), rows["pol_b"].to_numpy(float), masks)
-        gh = _clusters(rows, masks, level)
+        c = cells(rows, level)
+        wt = plans.get(rows, by_group=level == "group")
+        est_a, rep_a = ratio(wt, arrays["neg_a"], arrays["pol_a"], c.indicator)
+        est_b, rep_b = ratio(wt, arrays["neg_b"], arrays["pol_b"], c.indicator)
+        g, h = c.clusters[:, 0], c.clusters[:, 1]
         diff = est_a - est_b
         reps = rep_a - rep_b
-        low, high = stats.t_interval(diff, reps, gh[:, 0], gh[:, 1], level=settings.level, bounds=(-100.0, 100.0))
-        p = stats.t_pvalue(diff, reps, gh[:, 0], gh[:, 1])
+        low, high = stats.t_interval(diff, reps, g, h, level=settings.level, bounds=(-100.0, 100.0))
+        p = stats.t_pvalue(diff, reps, g, h)
         q = stats.bh(p)
         too_few = np.isnan(p) | np.isnan(diff)
-        verdict = np.where(
-            ~too_few & (q < settings.alpha) & (diff > 0), VERDICTS[0],
-            np.where(~too_few & (q < settings.alpha) & (diff < 0), VERDICTS[1], VERDICTS[2]),
-        )
-        for i, (cat, grp, fmt, mask) in enumerate(cells):
-            out.append((name_a, name_b, level, cat, grp, fmt, est_a[i], est_b[i], diff[i], low[i], high[i],
-                        p[i], q[i], verdict[i], int(mask.sum()), int(gh[i, 0]), bool(too_few[i])))
-    return pd.DataFrame(out, columns=DIFFERENCE_COLUMNS)
+        found = ~too_few & (q < settings.alpha)
+        verdict = np.where(found & (diff > 0), VERDICTS[0], np.where(found & (diff < 0), VERDICTS[1], VERDICTS[2]))
+        out.append(pd.DataFrame({
+            "run_a": name_a, "run_b": name_b, "level": level,
+            "category": c.labels["category"], "group": c.labels["group"], "format": c.labels["format"],
+            "negative_a": est_a, "negative_b": est_b, "difference": diff, "ci_low": low, "ci_high": high,
+            "p": p, "q": q, "verdict": verdict, "probes": np.asarray(c.indicator.sum(axis=0)).ravel().astype(int),
+            "clusters": g, "too_few_probes": too_few,
+        }))
+    return _ordered(pd.concat(out, ignore_index=True))[DIFFERENCE_COLUMNS]
 
 
-def run_shares(name: str, probes: Any, settings: Settings, seed: int) -> Any:
-    """One run's shares with intervals per level and cell (for the dot-and-interval plot)."""
+def _ordered(df: Any) -> Any:
+    """Rows in reading order: 'all' first, then categories; formats all, question, statement."""
+    order = {"all": 0, "question": 1, "statement": 2, "search-engine": 3}
+    return df.assign(_l=df["level"].map({lv: i for i, lv in enumerate(LEVELS)}), _f=df["format"].map(order)) \
+        .sort_values(["_l", "category", "group", "_f"], kind="stable").drop(columns=["_l", "_f"]).reset_index(drop=True)
+
+
+def run_shares(name: str, probes: Any, settings: Settings, plans: Plans | None = None) -> Any:
+    """One run's shares with intervals, overall and per category (for the dot-and-interval plot)."""
     import numpy as np
     import pandas as pd
 
     from stereoprobe import stats
 
-    rows = probes.assign(neg_a=probes["n_negative"], pol_a=probes["n_negative"] + probes["n_positive"])
-    rows = rows.sort_values(["category", "group", "probe_id"], ignore_index=True)
+    plans = plans or Plans(settings)
+    rows = probes.sort_values(["category", "group", "probe_id"], ignore_index=True)
+    neg = rows["n_negative"].to_numpy(float)
+    pol = neg + rows["n_positive"].to_numpy(float)
+    wt = plans.get(rows, by_group=False)
     out = []
-    w = _plan(rows, "category", settings, seed)
     for level in ("all", "category"):
-        cells = _cells(rows, level)
-        masks = [c[3] for c in cells]
-        est, reps = _ratio(w, rows["neg_a"].to_numpy(float), rows["pol_a"].to_numpy(float), masks)
-        gh = _clusters(rows, masks, level)
-        low, high = stats.t_interval(est, reps, gh[:, 0], gh[:, 1], level=settings.level)
-        for i, (cat, grp, fmt, mask) in enumerate(cells):
-            out.append((name, level, cat, grp, fmt, est[i], low[i], high[i], int(mask.sum()), bool(np.isnan(low[i]))))
-    return pd.DataFrame(out, columns=SHARE_COLUMNS)
+        c = cells(rows, level)
+        est, reps = ratio(wt, neg, pol, c.indicator)
+        low, high = stats.t_interval(est, reps, c.clusters[:, 0], c.clusters[:, 1], level=settings.level)
+        out.append(pd.DataFrame({
+            "run": name, "level": level, "category": c.labels["category"], "group": c.labels["group"],
+            "format": c.labels["format"], "negative": est, "ci_low": low, "ci_high": high,
+            "probes": np.asarray(c.indicator.sum(axis=0)).ravel().astype(int), "too_few_probes": np.isnan(low),
+        }))
+    return _ordered(pd.concat(out, ignore_index=True))[SHARE_COLUMNS]
