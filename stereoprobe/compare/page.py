@@ -69,7 +69,7 @@ def _table(df: Any, columns: Sequence[tuple[str, str]], sortable: bool = True, c
 
 def _words(words: Sequence[tuple[str, str]]) -> str:
     cls = {"negative": "n", "positive": "p"}
-    return " ".join(f'<span class="w {cls.get(lab, "o")}" title="{lab}">{esc(w)}</span>' for w, lab in words)
+    return " ".join(f'<span class="w {cls.get(lab, "o")}">{esc(w)}</span>' for w, lab in words)
 
 
 def drilldown(loaded: Sequence[Any], differences: Any) -> str:
