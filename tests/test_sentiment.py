@@ -18,7 +18,7 @@ from stereoprobe.sentiment.label import normalise, spacy_lemmatizer
 
 SYNTHETIC = Path(__file__).parent / "data" / "lexicon" / "emolex-synthetic.txt"
 FILES = {"table4.csv", "table4.md", "groups.csv", "templates.csv", "words.csv", "occurrences.csv",
-         "coverage.json", "meta.json"}
+         "coverage.json", "meta.json", "format_test.csv", "criteria.csv", "robustness.csv"}
 
 
 # --- word -> label ----------------------------------------------------------------------
@@ -270,9 +270,13 @@ def test_outputs_are_written_as_designed(tmp_path):
     result, out = analyse(run, lexicon=SYNTHETIC)
     assert out == run / "sentiment" and {p.name for p in out.iterdir()} == FILES
     t4 = pd.read_csv(out / "table4.csv")
-    assert list(t4.columns) == ["category", "negative", "positive", "question_negative", "question_positive",
-                                "statement_negative", "statement_positive"]
-    assert t4.iloc[0].tolist() == ["age", 66.67, 33.33, 100.0, 0.0, 33.33, 66.67]
+    shares = ["negative", "positive", "question_negative", "question_positive", "statement_negative",
+              "statement_positive"]
+    assert list(t4.columns) == ["category", *[c for x in shares for c in (x, f"{x}_ci_low", f"{x}_ci_high")],
+                                "n_probes", "too_few_probes"]
+    assert t4.iloc[0][["category", *shares]].tolist() == ["age", 66.67, 33.33, 100.0, 0.0, 33.33, 66.67]
+    # the hand-made run has two probes per category (four overall): too few for an interval
+    assert t4["too_few_probes"].tolist() == [True, True, False] and t4["negative_ci_low"][:2].isna().all()
     assert list(pd.read_csv(out / "words.csv").columns)[:5] == ["word", "label", "source", "voters", "count"]
     occ = pd.read_csv(out / "occurrences.csv")
     assert list(occ.columns) == ["probe_id", "sample", "category", "group", "template", "format", "word", "label", "source"]
@@ -344,6 +348,8 @@ def test_cli_input_and_out(run_cli, tmp_path):
         (["{tmp}/missing"], "no such run directory"),
         (["{run}", "--lexicon", "{tmp}/bad.txt"], "bad.txt, line 1:"),
         (["{run}", "--overrides", "{tmp}/bad.txt"], "bad.txt, line 1:"),
+        (["{run}", "--bootstrap", "5"], "--bootstrap 5: use at least 100"),
+        (["{run}", "--ci", "1.5"], "--ci 1.5: give the interval level"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_2(run_cli, tmp_path, args, message):
@@ -358,3 +364,79 @@ def test_cli_bad_input_is_one_line_and_exit_2(run_cli, tmp_path, args, message):
 def test_cli_needs_run_dir_or_input(run_cli, tmp_path):
     assert run_cli("sentiment").exit_code == 2
     assert run_cli("sentiment", "--input", tmp_path / "a.jsonl").exit_code == 2
+
+
+# --- statistics end to end ----------------------------------------------------------------------
+
+NEGATIVE, POSITIVE = ["grumpy", "lazy", "rude"], ["happy", "kind", "wise"]
+PAPER_TEMPLATES = [("are_so", "statement"), ("are_always_so", "statement"), ("all_are_so", "statement"),
+                   ("why_are_so", "question"), ("why_are_always_so", "question"), ("why_are_all_so", "question")]
+
+
+def _write_stats_run(run_dir: Path, seed: int = 0) -> Path:
+    """2 categories x 8 groups x 6 templates; questions mostly negative, statements mostly positive.
+
+    Group 'g0' of 'age' has one refused and one failed probe.
+    """
+    import random
+
+    rng = random.Random(seed)
+    run_dir.mkdir(parents=True)
+    with (run_dir / "completions.jsonl").open("w", encoding="utf-8") as f:
+        for cat in ("age", "gender"):
+            for g in range(8):
+                for i, (tpl, fmt) in enumerate(PAPER_TEMPLATES):
+                    rate = 0.8 if fmt == "question" else 0.25
+                    words = [rng.choice(NEGATIVE) if rng.random() < rate else rng.choice(POSITIVE) for _ in range(10)]
+                    refused = cat == "age" and g == 0 and i == 0
+                    error = "timeout" if cat == "age" and g == 0 and i == 1 else None
+                    rec = {"probe_id": f"{cat}-g{g}-{tpl}", "sample": 0, "category": cat, "group": f"g{g}",
+                           "template": tpl, "format": fmt, "prompt": "...",
+                           "words": [] if refused or error else words, "refused": refused, "error": error}
+                    f.write(json.dumps(rec) + "\n")
+    (run_dir / "manifest.json").write_text(json.dumps({"model": "synthetic", "created_at": None}))
+    return run_dir
+
+
+def test_cli_statistics_outputs_and_summary(run_cli, tmp_path):
+    run = _write_stats_run(tmp_path / "run")
+    result = run_cli("sentiment", run, "--lexicon", SYNTHETIC, "--no-synonyms", "--bootstrap", "300", "--seed", "3")
+    assert result.exit_code == 0, result.stderr
+    assert "Questions are more negative than statements for age:" in result.stdout
+    assert "Questions are more negative than statements for all categories:" in result.stdout
+    assert "Intervals: 95% from a cluster bootstrap (300 replicates, seed 3)" in result.stdout
+    out = run / "sentiment"
+    groups = pd.read_csv(out / "groups.csv").set_index(["category", "group"])
+    for col in ("negative_ci_low", "question_negative_ci_high", "statement_positive_ci_low", "probes_asked",
+                "probes_answered", "probes_refused", "probes_failed", "vs_category", "vs_category_q",
+                "too_few_probes"):
+        assert col in groups.columns
+    assert groups.loc[("age", "g0"), ["probes_asked", "probes_answered", "probes_refused", "probes_failed"]].tolist() \
+        == [6, 4, 1, 1]
+    assert set(groups["vs_category"]) <= {"more negative", "less negative", "not distinguishable", "too few probes"}
+    ft = pd.read_csv(out / "format_test.csv")
+    assert list(ft.columns)[:10] == ["category", "question_negative", "statement_negative", "difference", "ci_low",
+                                     "ci_high", "p", "q", "cohens_h", "groups"]
+    assert ft["category"].tolist() == ["age", "gender", "all"] and (ft["q"] < 0.05).all()
+    # 8 groups: 2^8 = 256 sign patterns enumerated; all groups agree -> p = 2/256
+    assert ft.loc[0, "p"] == pytest.approx(2 / 256)
+    crit = pd.read_csv(out / "criteria.csv")
+    assert list(crit.columns)[:6] == ["category", "format", "nmi", "nmi_p", "four_fifths_ratio", "groups"]
+    rob = pd.read_csv(out / "robustness.csv")
+    assert len(rob) == 12 and rob["sentence"].str.startswith("For ").all()
+    meta = json.loads((out / "meta.json").read_text())["statistics"]
+    assert (meta["bootstrap"], meta["level"], meta["seed"], meta["min_probes"]) == (300, 0.95, 3, 3)
+    first = (out / "groups.csv").read_bytes()
+    assert run_cli("sentiment", run, "--lexicon", SYNTHETIC, "--no-synonyms", "--bootstrap", "300",
+                   "--seed", "3").exit_code == 0
+    assert (out / "groups.csv").read_bytes() == first  # same run and options: same numbers
+
+
+def test_score_api_carries_the_statistics(tmp_path):
+    result = score(_write_stats_run(tmp_path / "run"), lexicon=SYNTHETIC, synonyms=False, ci=0.9, bootstrap=200)
+    assert result.meta["statistics"]["level"] == 0.9
+    t4 = result.table4.set_index("category")
+    assert t4.loc["all", "negative_ci_low"] < t4.loc["all", "negative"] < t4.loc["all", "negative_ci_high"]
+    assert len(result.format_test) == 3 and len(result.criteria) == 9 and len(result.robustness) == 12
+    with pytest.raises(DataError, match="--bootstrap 50"):
+        score(tmp_path / "run", lexicon=SYNTHETIC, bootstrap=50)

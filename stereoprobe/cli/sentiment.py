@@ -24,12 +24,19 @@ from stereoprobe.cli._common import friendly_errors
                    "(see lexicons/README.md).")
 @click.option("--no-synonyms", is_flag=True,
               help="Do not label missing words by their WordNet synonyms' majority.")
+@click.option("--ci", "ci", type=float, default=0.95, show_default=True,
+              help="Level of every confidence interval (docs/statistics.md).")
+@click.option("--bootstrap", type=int, default=2000, show_default=True,
+              help="Cluster-bootstrap replicates (at least 100).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the bootstrap and permutations: the same run and options give the same numbers.")
 @friendly_errors
-def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms):
+def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms, ci, bootstrap, seed):
     """Map every completion word to NRC sentiment and print Table 4.
 
     Writes RUN_DIR/sentiment/: table4.csv, table4.md, groups.csv, templates.csv,
-    words.csv, occurrences.csv, coverage.json, meta.json (see docs/sentiment.md).
+    words.csv, occurrences.csv, coverage.json, meta.json, format_test.csv,
+    criteria.csv, robustness.csv (see docs/sentiment.md and docs/statistics.md).
 
     \b
     Examples:
@@ -38,6 +45,7 @@ def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms):
       stereoprobe sentiment runs/gpt-3.5 --lexicon ~/NRC-Emotion-Lexicon-Wordlevel-v0.92.txt
       stereoprobe sentiment runs/gpt-3.5 --overrides lexicons/overrides.example.tsv
       stereoprobe sentiment --input answers.jsonl --out runs/elsewhere
+      stereoprobe sentiment runs/gpt-3.5 --ci 0.9 --bootstrap 5000 --seed 1
     """
     from stereoprobe.sentiment import analyse, format_summary
 
@@ -46,7 +54,8 @@ def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms):
     if input_file is not None and out_dir is None:
         raise click.UsageError("--input FILE needs --out DIR (the run directory to write sentiment/ into).")
     result, written = analyse(
-        input_file or run_dir, out_dir=out_dir, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms
+        input_file or run_dir, out_dir=out_dir, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms,
+        ci=ci, bootstrap=bootstrap, seed=seed,
     )
     click.echo(format_summary(result))
     click.echo(f"Wrote {written}/", err=True)

@@ -56,6 +56,9 @@ class SentimentResult:
     coverage: dict[str, Any]
     meta: dict[str, Any] = field(default_factory=dict)
     labels: dict[str, WordLabel] = field(default_factory=dict, repr=False)
+    format_test: Any = None
+    criteria: Any = None
+    robustness: Any = None
 
 
 def score(
@@ -64,6 +67,9 @@ def score(
     overrides: str | Path | list[Override] | None = None,
     synonyms: bool = True,
     labeller: Labeller | None = None,
+    ci: float = 0.95,
+    bootstrap: int = 2000,
+    seed: int = 0,
 ) -> SentimentResult:
     """Label every word of every usable record and build the tables.
 
@@ -72,8 +78,17 @@ def score(
     EmoLex subset), a path to the official word-level file, or a Lexicon. Refused and
     failed records are skipped and counted; words naming the record's own group are left
     out and counted. ``labeller`` lets a caller reuse a warmed-up Labeller.
+
+    ``ci`` (interval level), ``bootstrap`` (replicates, >= 100) and ``seed`` steer the
+    statistics (docs/statistics.md): every share gets ``X_ci_low``/``X_ci_high``, groups
+    get probe counts and ``vs_category``, and the result carries ``format_test``,
+    ``criteria`` and ``robustness`` tables. The same input and options give the same numbers.
     """
     import pandas as pd
+
+    from stereoprobe.stats.analysis import add_statistics, check_options
+
+    options = check_options(ci, bootstrap, seed)
 
     from stereoprobe import __version__
     from stereoprobe.sentiment import tables
@@ -131,15 +146,21 @@ def score(
         from stereoprobe.wordnet import wordnet_info
 
         meta["wordnet"] = wordnet_info()
+    stats = add_statistics(occ, source.records, tables.table4(occ), tables.group_table(occ),
+                           tables.template_table(occ), options)
+    meta["statistics"] = stats.meta
     return SentimentResult(
-        table4=tables.table4(occ),
-        groups=tables.group_table(occ),
-        templates=tables.template_table(occ),
+        table4=stats.table4,
+        groups=stats.groups,
+        templates=stats.templates,
         words=tables.word_table(labels, occ),
         occurrences=occ,
         coverage=cov,
         meta=meta,
         labels=labels,
+        format_test=stats.format_test,
+        criteria=stats.criteria,
+        robustness=stats.robustness,
     )
 
 
@@ -149,12 +170,18 @@ def analyse(
     lexicon: str | Path | None = None,
     overrides: str | Path | None = None,
     synonyms: bool = True,
+    ci: float = 0.95,
+    bootstrap: int = 2000,
+    seed: int = 0,
 ) -> tuple[SentimentResult, Path]:
     """Score ``source`` and write the outputs; what ``stereoprobe sentiment`` runs.
 
     The outputs go to ``<run dir>/sentiment/`` (``out_dir`` is the run directory to use;
     by default ``source`` itself, which must then be a run directory).
     """
+    from stereoprobe.stats.analysis import check_options
+
+    check_options(ci, bootstrap, seed)  # before anything is read or written
     src = Path(source)
     if out_dir is None:
         if not src.exists():
@@ -162,5 +189,5 @@ def analyse(
         if not src.is_dir():
             raise DataError(f"{src}: not a run directory; for a file use --input FILE --out DIR.")
         out_dir = src
-    result = score(src, lexicon=lexicon, overrides=overrides, synonyms=synonyms)
+    result = score(src, lexicon=lexicon, overrides=overrides, synonyms=synonyms, ci=ci, bootstrap=bootstrap, seed=seed)
     return result, write_outputs(result, Path(out_dir) / "sentiment")

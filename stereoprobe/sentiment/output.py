@@ -15,7 +15,11 @@ from stereoprobe.sentiment.tables import COUNT_COLUMNS, SHARE_COLUMNS
 FILES = (
     "table4.csv", "table4.md", "groups.csv", "templates.csv", "words.csv",
     "occurrences.csv", "coverage.json", "meta.json",
+    "format_test.csv", "criteria.csv", "robustness.csv",
 )  # fmt: skip
+SHARE_WITH_CI = [c for x in SHARE_COLUMNS for c in (x, f"{x}_ci_low", f"{x}_ci_high")]
+STATUS = ["probes_asked", "probes_answered", "probes_refused", "probes_failed"]
+VS = ["vs_category", "vs_category_q", "vs_category_difference", "vs_category_p"]
 
 
 def _num(x: Any) -> str:
@@ -78,19 +82,41 @@ def lexicon_line(lex: dict[str, Any]) -> str:
     )
 
 
+def statistics_line(meta: dict[str, Any]) -> str:
+    """How the intervals were made, in one line."""
+    st = meta.get("statistics") or {}
+    if not st:
+        return ""
+    return (f"Intervals: {st['level'] * 100:g}% from a cluster bootstrap ({st['bootstrap']:,} replicates, seed "
+            f"{st['seed']}); cells with fewer than {st['min_probes']} answered probes: too few probes.")
+
+
+def format_lines(result: Any) -> list[str]:
+    """The question-vs-statement finding, one sentence per category and overall."""
+    ft = result.format_test
+    if ft is None or not len(ft):
+        return []
+    return ["Questions vs statements (paired by group and template, BH across categories):"] + [
+        f"  {s}" for s in ft["sentence"]
+    ]
+
+
 def format_summary(result: Any) -> str:
-    """What ``stereoprobe sentiment`` prints: Table 4, coverage, the synonym difference."""
+    """What ``stereoprobe sentiment`` prints: Table 4, the format test, coverage, the synonym difference."""
     lines = [lexicon_line(result.meta.get("lexicon") or {}), "", "Table 4: percentage negative/positive per category"]
     lines += table4_lines(result.table4, markdown=False)
+    lines += ["", *format_lines(result)]
     lines += ["", coverage_line(result.coverage), synonyms_line(result.table4, result.coverage)]
-    return "\n".join(lines)
+    stat = statistics_line(result.meta)
+    return "\n".join(lines + ([stat] if stat else []))
 
 
 def _markdown(result: Any) -> str:
     cov = result.coverage
     lines = ["# Table 4: percentage positive/negative per category", ""]
     lines += table4_lines(result.table4, markdown=True)
-    lines += ["", coverage_line(cov), "", synonyms_line(result.table4, cov), ""]
+    lines += ["", *format_lines(result), ""]
+    lines += ["", coverage_line(cov), "", synonyms_line(result.table4, cov), "", statistics_line(result.meta), ""]
     return "\n".join(lines)
 
 
@@ -104,17 +130,25 @@ def _is_ours(path: Path) -> bool:
 
 
 def _rounded(table: Any, columns: list[str]) -> Any:
-    """The columns to write, shares rounded to two decimals (from full precision)."""
-    return table[columns].round({c: 2 for c in SHARE_COLUMNS})
+    """The columns to write, shares and intervals rounded to two decimals (from full precision)."""
+    return table[columns].round({c: 2 for c in SHARE_WITH_CI})
 
 
 def _write_all(result: Any, tmp: Path) -> None:
-    _rounded(result.table4, ["category", *SHARE_COLUMNS]).to_csv(tmp / "table4.csv", index=False)
+    table4_cols = ["category", *SHARE_WITH_CI, "n_probes", "too_few_probes"]
+    _rounded(result.table4, table4_cols).to_csv(tmp / "table4.csv", index=False)
     (tmp / "table4.md").write_text(_markdown(result), encoding="utf-8")
-    group_cols = ["category", "group", *SHARE_COLUMNS, *COUNT_COLUMNS]
-    _rounded(result.groups, group_cols).to_csv(tmp / "groups.csv", index=False)
-    template_cols = ["category", "template", "format", *SHARE_COLUMNS, *COUNT_COLUMNS]
+    group_cols = ["category", "group", *SHARE_WITH_CI, *COUNT_COLUMNS, "n_probes", "too_few_probes", *STATUS, *VS]
+    _rounded(result.groups, group_cols).round({"vs_category_difference": 2}).to_csv(tmp / "groups.csv", index=False)
+    template_cols = ["category", "template", "format", *SHARE_WITH_CI, *COUNT_COLUMNS, "n_probes", "too_few_probes"]
     _rounded(result.templates, template_cols).to_csv(tmp / "templates.csv", index=False)
+    points = ["question_negative", "statement_negative", "difference", "ci_low", "ci_high"]
+    result.format_test.round({c: 2 for c in points} | {"cohens_h": 3}).to_csv(tmp / "format_test.csv", index=False)
+    result.criteria.round({"nmi": 4, "four_fifths_ratio": 3}).to_csv(tmp / "criteria.csv", index=False)
+    rob = {c: 2 for c in ("negative", "negative_ci_low", "negative_ci_high", "spread")}
+    rob |= {c: 3 for c in ("var_group", "var_template", "var_residual", "rank_stability", "rank_stability_ci_low",
+                           "rank_stability_ci_high", "jaccard")}
+    result.robustness.round(rob).to_csv(tmp / "robustness.csv", index=False)
     result.words.to_csv(tmp / "words.csv", index=False)
     result.occurrences.to_csv(tmp / "occurrences.csv", index=False)
     for name, obj in (("coverage.json", result.coverage), ("meta.json", result.meta)):

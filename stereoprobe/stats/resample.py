@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-_BLOCK_DRAWS = 4_000_000  # draws held in memory at once (about 64 MB of int64 + float64)
+_BLOCK_DRAWS = 1_000_000  # draws held in memory at once (a few arrays of 8 MB each)
 
 
 def _codes(labels: Sequence[Any]) -> Any:
@@ -64,12 +64,11 @@ def _draw_children(counts: Any, parent: Any, rng: Any) -> Any:
     n_draws = (counts * sizes[None, :]).ravel()  # per (replicate, parent)
     par_flat = np.repeat(np.arange(b * n_par), n_draws)
     par = par_flat % n_par
-    rep = par_flat // n_par
-    pick = start[par] + (rng.random(len(par)) * sizes[par]).astype(np.int64)
-    child = order[pick]
     n_child = len(parent)
-    flat = np.bincount(rep * n_child + child, minlength=b * n_child)
-    return flat.reshape(b, n_child)
+    slot = (par_flat // n_par) * n_child  # the replicate's offset
+    del par_flat
+    slot += order[start[par] + (rng.random(len(par)) * sizes[par]).astype(np.int64)]
+    return np.bincount(slot, minlength=b * n_child).reshape(b, n_child)
 
 
 def cluster_weights(
