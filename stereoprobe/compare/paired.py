@@ -13,7 +13,7 @@ groups and probes for A and B (paired):
 A cell's share in a replicate is ``W @ negative / W @ (negative + positive)`` over its
 rows (:func:`stereoprobe.stats.replicate_ratio`; for the many group cells the same sum is
 taken block by block, which is that product without its zero entries). The difference
-``negative_a - negative_b`` (points) gets the package's t-based interval and two-sided
+``negative_a - negative_b`` (points) gets the package's t-based interval of a difference and two-sided
 p-value (:func:`~stereoprobe.stats.t_interval`, :func:`~stereoprobe.stats.t_pvalue`),
 q is Benjamini-Hochberg (:func:`~stereoprobe.stats.bh`) within each pair and level.
 """
@@ -205,11 +205,15 @@ def _ordered(df: Any) -> Any:
 
 
 def run_shares(name: str, probes: Any, settings: Settings, plans: Plans | None = None) -> Any:
-    """One run's shares with intervals, overall and per category (for the dot-and-interval plot)."""
+    """One run's shares with intervals, overall and per category (for the dot-and-interval plot).
+
+    The interval is the statistics package's interval of a share (``share_interval``,
+    Korn-Graubard), the same rule as the sentiment stage's ``*_ci_low``/``*_ci_high``.
+    """
     import numpy as np
     import pandas as pd
 
-    from stereoprobe import stats
+    from stereoprobe.stats.intervals import share_interval
 
     plans = plans or Plans(settings)
     rows = probes.sort_values(["category", "group", "probe_id"], ignore_index=True)
@@ -220,7 +224,8 @@ def run_shares(name: str, probes: Any, settings: Settings, plans: Plans | None =
     for level in ("all", "category"):
         c = cells(rows, level)
         est, reps = ratio(wt, neg, pol, c.indicator)
-        low, high = stats.t_interval(est, reps, c.clusters[:, 0], c.clusters[:, 1], level=settings.level)
+        words = c.indicator.T @ pol
+        low, high = share_interval(est, reps, c.clusters[:, 0], words, c.clusters[:, 1], level=settings.level)
         out.append(pd.DataFrame({
             "run": name, "level": level, "category": c.labels["category"], "group": c.labels["group"],
             "format": c.labels["format"], "negative": est, "ci_low": low, "ci_high": high,

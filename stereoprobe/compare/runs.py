@@ -114,11 +114,12 @@ def load_runs(paths: Sequence[str | Path], labeller: Any, write_missing: bool = 
         records = read_completions(path)
         if not any(r.probe_id for r in records):
             raise DataError(f"{path}: its records have no probe ids, so it cannot be aligned with other runs.")
-        result = score(path, labeller=labeller)
-        wrote = False
-        if write_missing and not (path / "sentiment").exists():
+        wrote = write_missing and not (path / "sentiment").exists()
+        if wrote:  # the full sentiment stage, with its statistics, written into the run
+            result = score(path, labeller=labeller)
             write_outputs(result, path / "sentiment")
-            wrote = True
+        else:  # only the labelled occurrences are used: ask for the cheapest statistics allowed
+            result = score(path, labeller=labeller, bootstrap=100)
         runs.append(
             Run(name, path, _manifest(path), probe_table(records, result.occurrences), result.occurrences,
                 len(records), wrote, result.meta)
