@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 
 from stereoprobe.api import CollectRequest, estimate_collect, run_collect  # noqa: E402
 from stereoprobe.catalog import Catalog, load_catalog, load_probes  # noqa: E402
+from stereoprobe.compare import compare  # noqa: E402
 from stereoprobe.errors import StereoprobeError  # noqa: E402
 from stereoprobe.manifest import RunManifest, read_manifest  # noqa: E402
 from stereoprobe.records import Answer, Completion, Probe  # noqa: E402
@@ -31,6 +32,7 @@ __all__ = [
     "RunManifest",
     "StereoprobeError",
     "__version__",
+    "compare",
     "estimate_collect",
     "load_catalog",
     "load_probes",

@@ -194,3 +194,120 @@ def test_a_users_official_file_has_the_published_counts():
     # every word with a polarity in the official file is in the bundled subset too
     bundled = load_bundled()
     assert {w for w, label in lex.labels.items() if label != "neutral"} <= set(bundled.labels)
+
+
+# --- the other lexicons: the data files of the pinned PyPI packages -----------------------
+#
+# Counts recountable by hand from the shipped files, e.g. for AFINN:
+#   awk -F'\t' '$2>0' afinn/data/AFINN-en-165.txt | wc -l     -> 1176
+#   awk -F'\t' '$2<0' afinn/data/AFINN-en-165.txt | wc -l     -> 2204
+# VADER: 7,520 lines, 7,494 after merging entries that differ only in case (the one
+# written in lower case wins); |valence| >= 0.2 is polar. TextBlob: 2,918 senses of 1,528
+# forms.
+from stereoprobe.lexicon import NAMES, RULES, load_afinn, load_named, load_textblob, load_vader, vader_label  # noqa: E402
+
+NAMED_COUNTS = {
+    "vader": {"words": 7494, "positive": 3243, "negative": 4083, "both": 0, "neutral": 168},
+    "afinn": {"words": 3382, "positive": 1176, "negative": 2204, "both": 0, "neutral": 2},
+    "textblob": {"words": 1528, "positive": 575, "negative": 679, "both": 0, "neutral": 274},
+}
+NAMED_VERSIONS = {"vader": "3.3.2", "afinn": "0.1", "textblob": "0.20.1"}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED_COUNTS))
+def test_named_lexicons_have_the_counts_of_the_shipped_files(name):
+    lex = load_lexicon(name)
+    assert lex.counts() == NAMED_COUNTS[name]
+    assert lex.version == NAMED_VERSIONS[name]
+    assert lex.meta()["rule"] == RULES[name]
+    assert lex.meta()["name"] == name
+
+
+def test_nrc_is_the_bundled_subset_and_names_ignore_case():
+    assert load_lexicon("nrc").labels == load_bundled().labels
+    assert load_lexicon(" VADER ").name == "vader"
+    assert set(NAMES) == {"nrc", "vader", "afinn", "textblob"}
+
+
+def test_unknown_name_is_a_one_line_error():
+    with pytest.raises(DataError, match="use one of nrc, vader, afinn, textblob"):
+        load_named("sentiwordnet")
+
+
+def test_loading_the_word_lists_imports_no_analyser():
+    for name in [m for m in sys.modules if m.startswith(("vaderSentiment", "afinn", "textblob", "nltk.sentiment"))]:
+        del sys.modules[name]
+    load_vader(), load_afinn(), load_textblob()
+    assert not [m for m in sys.modules if m.startswith(("vaderSentiment", "afinn", "textblob"))]
+
+
+def test_vader_threshold_is_vaders_compound_rule_for_one_word():
+    # compound = v / sqrt(v^2 + 15); >= 0.05 positive: v >= 0.1939
+    assert [vader_label(v) for v in (-0.2, -0.1, 0.0, 0.1, 0.19, 0.2, 3.4)] == [
+        "negative", "neutral", "neutral", "neutral", "neutral", "positive", "positive"
+    ]
+    lex = load_vader()
+    assert lex.get("rude") == "negative" and lex.get("wise") == "positive"
+
+
+def test_textblob_word_is_the_mean_over_its_senses():
+    lex = load_textblob()
+    # en-sentiment.xml: ridiculous (JJ) -1.0, 1.0, -1.0 -> mean -1/3; cheap (JJ) 0.4
+    assert lex.get("ridiculous") == "negative"
+    assert lex.get("cheap") == "positive"
+
+
+def _oracle_label(score, threshold=0.0):
+    return "positive" if score > threshold else "negative" if score < -threshold else "neutral"
+
+
+def test_labels_agree_with_the_packages_own_analysers_on_every_plain_word():
+    """The analysers are imported here only, as an oracle: a one-word text's verdict."""
+    import re
+
+    from afinn import Afinn
+    from textblob import TextBlob
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+    plain = re.compile("[a-z]+")
+    sia, afinn = SentimentIntensityAnalyzer(), Afinn()
+    vader = load_vader()
+    for word, label in vader.labels.items():
+        if plain.fullmatch(word):
+            compound = sia.polarity_scores(word)["compound"]
+            assert label == ("positive" if compound >= 0.05 else "negative" if compound <= -0.05 else "neutral"), word
+    for word, label in load_afinn().labels.items():
+        if plain.fullmatch(word):
+            assert label == _oracle_label(afinn.score(word)), word
+    mismatched = [
+        w for w, label in load_textblob().labels.items()
+        if plain.fullmatch(w) and label != _oracle_label(TextBlob(w).sentiment.polarity)
+    ]
+    assert mismatched == ["really"]  # TextBlob reads 'really' as an intensifier, not a word
+
+
+@pytest.mark.parametrize(
+    "name, word, lemma, label",
+    [("textblob", "lazier", "lazy", "negative"), ("afinn", "rudest", "rude", "negative"), ("afinn", "kindest", "kind", "positive")],
+)
+def test_lemma_fallback_works_for_every_lexicon(name, word, lemma, label):
+    from stereoprobe.sentiment import Labeller
+
+    lex = load_lexicon(name)
+    assert word not in lex
+    got = Labeller(lex, synonyms=False).label(word)
+    assert (got.source, got.lemma, got.label) == ("lemma", lemma, label)
+
+
+def test_sentiment_records_the_named_lexicon_in_meta():
+    from stereoprobe.records import Completion
+    from stereoprobe.sentiment import score
+
+    rec = Completion("p1", 0, "age", "old people", "are_so", "statement", "", words=["rude", "kind", "cheap"])
+    result = score([rec], lexicon="afinn", synonyms=False)
+    assert result.meta["lexicon"]["name"] == "afinn"
+    assert result.meta["lexicon"]["version"] == "0.1"
+    assert result.meta["lexicon"]["rule"] == RULES["afinn"]
+    # AFINN: rude -2, kind 2 (hand-read from AFINN-en-165.txt); cheap is not in it
+    row = result.table4[result.table4["category"] == "all"].iloc[0]
+    assert (row["n_negative"], row["n_positive"], row["n_unassigned"]) == (1, 1, 1)

@@ -14,7 +14,7 @@ import click
 
 from stereoprobe import __version__
 
-COMMANDS = ("probes", "collect", "reparse", "sentiment", "report")
+COMMANDS = ("probes", "collect", "reparse", "sentiment", "report", "baseline", "compare")
 
 
 class _LazyGroup(click.Group):
@@ -62,6 +62,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
       stereoprobe reparse RUN_DIR        parse stored chat replies again (no model asked)
       stereoprobe sentiment RUN_DIR      map words to NRC sentiment (Table 4)
       stereoprobe report RUN_DIR         figures and per-group briefings
+      stereoprobe baseline FILE --out D  people's search-engine completions as a run
+      stereoprobe compare RUN RUN ...    runs side by side, with paired tests
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug

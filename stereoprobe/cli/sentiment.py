@@ -16,9 +16,9 @@ from stereoprobe.cli._common import friendly_errors
                    "or CSV with one word per row (category, group, format, word).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="With --input: the run directory to write sentiment/ into.")
-@click.option("--lexicon", type=click.Path(dir_okay=False, path_type=Path),
-              help="The official NRC-Emotion-Lexicon-Wordlevel-v0.92.txt (default: the EmoLex "
-                   "subset bundled with nrclex).")
+@click.option("--lexicon", type=str, default=None,
+              help="nrc (default: the EmoLex subset bundled with nrclex), vader, afinn or textblob "
+                   "(see lexicons/README.md), or a path to the official NRC-Emotion-Lexicon-Wordlevel-v0.92.txt.")
 @click.option("--overrides", type=click.Path(dir_okay=False, path_type=Path),
               help="A word<TAB>label<TAB>reason file applied on top of the lexicon "
                    "(see lexicons/README.md).")

@@ -1,0 +1,47 @@
+"""`stereoprobe compare`: runs side by side, with paired intervals, tests and verdicts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from stereoprobe.cli._common import friendly_errors
+
+
+@click.command("compare")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for index.html, the CSV tables and figures.")
+@click.option("--lexicon", type=str, default=None,
+              help="The one labeller for every run: nrc (default), vader, afinn, textblob, or the NRC file's path.")
+@click.option("--overrides", type=click.Path(dir_okay=False, path_type=Path),
+              help="A word<TAB>label<TAB>reason file applied on top of the lexicon.")
+@click.option("--no-synonyms", is_flag=True, help="Do not label missing words by their WordNet synonyms.")
+@click.option("--lexicons", default=None,
+              help="Also show each category's range of shares across these lexicons, e.g. nrc,vader,afinn.")
+@click.option("--bootstrap", "n_boot", type=click.IntRange(min=100), default=2000, show_default=True,
+              help="Bootstrap replicates.")
+@click.option("--seed", type=int, default=2023, show_default=True, help="Seed of the resampling plans.")
+@friendly_errors
+def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, seed):
+    """Compare two or more runs: models, prompts, samples, or a model against people.
+
+    Every run is scored with one labeller and aligned on probe ids; each pair gets paired
+    differences of negative shares (overall, per category, per group) with intervals,
+    Benjamini-Hochberg q-values and verdicts. Writes OUT/index.html, differences.csv
+    and more (see docs/compare.md).
+
+    \b
+    Examples:
+      stereoprobe compare runs/gpt-4o-mini runs/gemma-3-270m --out comparisons/two-models
+      stereoprobe compare runs/gpt-4o-mini runs/people --out comparisons/vs-people
+      stereoprobe compare runs/a runs/b --lexicons nrc,vader,afinn --out comparisons/lexicons
+    """
+    from stereoprobe.compare import Settings, compare, write_comparison
+
+    result = compare(runs, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms, lexicons=lexicons,
+                     settings=Settings(n_boot=n_boot, seed=seed))
+    written = write_comparison(result, out_dir)
+    click.echo(result.summary())
+    click.echo(f"Wrote {written}/ (open {written / 'index.html'})", err=True)
