@@ -221,9 +221,16 @@ def baseline_records(rows: list[SearchRow], catalog=None, mapping=None):
     return records, matched, unmatched, in_catalog
 
 
-def write_manifest(store, manifest: dict[str, Any]) -> None:
-    """The one place a baseline's manifest.json is written (a typed manifest can replace the dict)."""
-    store.write_manifest(manifest)
+def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
+    """Write a baseline's manifest.json after checking that the run-record reader takes it
+    (stereoprobe.manifest.RunManifest); the citation and group matching ride along as extra keys."""
+    import json
+
+    from stereoprobe.manifest import RunManifest
+    from stereoprobe.store import MANIFEST, atomic_write
+
+    RunManifest.from_dict(manifest, str(run_dir / MANIFEST))
+    atomic_write(run_dir / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
 
 
 def baseline_manifest(source: Path, rows: list[SearchRow], records: list[Completion], catalog,
@@ -251,7 +258,7 @@ def baseline_manifest(source: Path, rows: list[SearchRow], records: list[Complet
         "instruction": None,
         "source": {**SOURCE, "file": str(source.resolve()), "sha256": sha, "rows": len(rows),
                    "search_engines": dict(Counter(r.search_engine for r in rows))},
-        "catalog": {"path": where, "sha256": catalog.sha256},
+        "catalog": {"path": where, "sha256": catalog.sha256, "probes": len(records), "template_family": "search-engine"},
         "groups": {"matched": len(matched), "renamed": renamed, "unmatched": [f"{c}/{g}" for c, g in unmatched]},
         "counts": {"ok": len(records), "refused": 0, "unparseable": 0, "failed": 0, "records": len(records)},
     }
@@ -280,5 +287,5 @@ def build_baseline(source: str | Path, out: str | Path, catalog: str | Path | No
     finally:
         store.close()
     manifest = baseline_manifest(src, rows, records, cat, matched, unmatched)
-    write_manifest(store, manifest)
+    write_manifest(out_dir, manifest)
     return Baseline(out_dir, records, len(rows), matched, unmatched, in_catalog, manifest)

@@ -458,3 +458,17 @@ def test_sentiment_names_the_next_command(tmp_path):
                                       "--bootstrap", "100"])
     assert result.exit_code == 0, result.output
     assert f"Next: `stereoprobe report {tmp_path / 'run'}`" in result.output
+
+
+def test_score_without_statistics_gives_the_same_bare_shares(tmp_path):
+    """statistics=False (what compare uses) skips intervals and tests but not the shares."""
+    from stereoprobe.records import Completion
+    from stereoprobe.sentiment import score
+
+    recs = [Completion(f"p{i}{f}", 0, "age", f"g{i}", "are_so" if f == "s" else "why_are_so",
+                       "statement" if f == "s" else "question", "", ["happy", "angry", "sad"][: 1 + i % 3])
+            for i in range(6) for f in ("s", "q")]
+    full, bare = score(recs, bootstrap=100), score(recs, statistics=False)
+    assert list(bare.table4["negative"].round(6)) == list(full.table4["negative"].round(6))
+    assert bare.format_test is None and bare.meta["statistics"] is None
+    assert "negative_ci_low" not in bare.table4 and "negative_ci_low" in full.table4

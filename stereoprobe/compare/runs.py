@@ -118,8 +118,8 @@ def load_runs(paths: Sequence[str | Path], labeller: Any, write_missing: bool = 
         if wrote:  # the full sentiment stage, with its statistics, written into the run
             result = score(path, labeller=labeller)
             write_outputs(result, path / "sentiment")
-        else:  # only the labelled occurrences are used: ask for the cheapest statistics allowed
-            result = score(path, labeller=labeller, bootstrap=100)
+        else:  # only the labelled occurrences are used: no statistics of the run alone
+            result = score(path, labeller=labeller, statistics=False)
         runs.append(
             Run(name, path, _manifest(path), probe_table(records, result.occurrences), result.occurrences,
                 len(records), wrote, result.meta)

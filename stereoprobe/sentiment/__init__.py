@@ -70,6 +70,7 @@ def score(
     ci: float = 0.95,
     bootstrap: int = 2000,
     seed: int = 0,
+    statistics: bool = True,
 ) -> SentimentResult:
     """Label every word of every usable record and build the tables.
 
@@ -83,6 +84,8 @@ def score(
     statistics (docs/statistics.md): every share gets ``X_ci_low``/``X_ci_high``, groups
     get probe counts and ``vs_category``, and the result carries ``format_test``,
     ``criteria`` and ``robustness`` tables. The same input and options give the same numbers.
+    ``statistics=False`` gives the labels and bare shares only (what ``compare`` needs; it
+    draws its own paired resampling plan).
     """
     import pandas as pd
 
@@ -149,6 +152,12 @@ def score(
         from stereoprobe.wordnet import wordnet_info
 
         meta["wordnet"] = wordnet_info()
+    if not statistics:  # labels and bare shares only (compare draws its own paired plan)
+        meta["statistics"] = None
+        return SentimentResult(
+            table4=tables.table4(occ), groups=tables.group_table(occ), templates=tables.template_table(occ),
+            words=tables.word_table(labels, occ), occurrences=occ, coverage=cov, meta=meta, labels=labels,
+        )
     stats = add_statistics(occ, source.records, tables.table4(occ), tables.group_table(occ),
                            tables.template_table(occ), options)
     meta["statistics"] = stats.meta
