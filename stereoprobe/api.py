@@ -35,6 +35,8 @@ class CollectRequest:
     max_retries: int = 4
     samples: int = 1
     retry_failed: bool = False
+    workers: int | None = None  # embedded model: contexts (one thread each); None: cores
+    phrase_filter: bool = True  # next-word mode: keep words after which the phrase ends
 
     def check(self) -> None:
         """Raise DataError for a parameter out of range (the CLI's flags check the same)."""
@@ -42,7 +44,7 @@ class CollectRequest:
             ("temperature", self.temperature, 0, 2), ("top_p", self.top_p, 0, 1),
             ("max_tokens", self.max_tokens, 1, None), ("concurrency", self.concurrency, 1, None),
             ("max_retries", self.max_retries, 0, None), ("samples", self.samples, 1, None),
-            ("limit", self.limit, 1, None),
+            ("limit", self.limit, 1, None), ("workers", self.workers, 1, None),
         ]
         for name, value, low, high in limits:
             if value is not None and (value < low or (high is not None and value > high)):
@@ -84,6 +86,8 @@ def run_collect(request: CollectRequest | None = None, progress: bool = True, **
         timeout=request.timeout,
         max_retries=request.max_retries,
         concurrency=request.concurrency,
+        workers=request.workers,
+        phrase_filter=request.phrase_filter,
     )
     try:
         return collect(

@@ -307,3 +307,16 @@ def test_chat_mode_against_a_real_openai_compatible_server(server_url, tmp_path)
         assert r.attempts == 1
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["mode"] == "chat" and manifest["endpoint"].startswith(server_url)
+
+
+def test_collect_flags_reach_the_backends():
+    # --workers and --no-phrase-filter (make_backend builds; nothing is loaded or asked)
+    from stereoprobe.backends import make_backend
+    from stereoprobe.backends.local import LocalModelBackend
+
+    local = make_backend(workers=3, phrase_filter=False)
+    assert isinstance(local, LocalModelBackend) and local.workers == local.max_concurrency == 3
+    assert local.phrase_filter is None and make_backend().phrase_filter == PhraseFilter()
+    remote = make_backend(model="m", base_url="http://127.0.0.1:9/v1", mode="next-word", phrase_filter=False)
+    assert remote.phrase_filter is None
+    remote.close()

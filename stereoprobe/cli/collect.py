@@ -30,7 +30,12 @@ from stereoprobe.cli._common import friendly_errors, probe_filters
 @click.option("--instruction-file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="Read the instruction from a file.")
 @click.option("--concurrency", "-j", type=click.IntRange(1, 256), default=8, show_default=True,
-              help="Parallel requests (the embedded model always runs one at a time).")
+              help="Parallel requests (the embedded model: at most --workers).")
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Embedded model: probes asked at once, one llama.cpp thread each (default: cores).")
+@click.option("--no-phrase-filter", "phrase_filter", flag_value=False, default=True,
+              help="Next-word mode: keep words after which the model expects the phrase to go on "
+                   "(\"so hard [to]\"); stereoprobe 0.1.0's words.")
 @click.option("--timeout", type=click.FloatRange(0.1), default=60.0, show_default=True,
               help="Seconds before a request times out (then it is retried).")
 @click.option("--max-retries", type=click.IntRange(0, 20), default=4, show_default=True,
@@ -47,7 +52,7 @@ from stereoprobe.cli._common import friendly_errors, probe_filters
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @friendly_errors
 def command(catalog, category, group, fmt, model, base_url, api_key_env, mode, out, temperature,
-            max_tokens, top_p, instruction, instruction_file, concurrency, timeout, max_retries,
+            max_tokens, top_p, instruction, instruction_file, concurrency, workers, phrase_filter, timeout, max_retries,
             samples, limit, retry_failed, dry_run, price_in, price_out, quiet):
     """Ask a model for the ten most probable words that fill each probe.
 
@@ -74,7 +79,7 @@ def command(catalog, category, group, fmt, model, base_url, api_key_env, mode, o
         model=model, base_url=base_url, api_key_env=api_key_env, mode=mode, out=out,
         temperature=temperature, max_tokens=max_tokens, top_p=top_p, instruction=instruction,
         concurrency=concurrency, timeout=timeout, max_retries=max_retries, samples=samples,
-        retry_failed=retry_failed,
+        retry_failed=retry_failed, workers=workers, phrase_filter=phrase_filter,
     )
     if dry_run:
         from stereoprobe.api import estimate_collect
