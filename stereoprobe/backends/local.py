@@ -57,6 +57,8 @@ INSTALL_HINT = "pip install 'stereoprobe[local]'"
 _LOG_CALLBACK: Any = None  # kept referenced: llama.cpp holds a pointer to it
 #: At most this many candidates' next steps in one decode (one sequence each).
 CHUNK = 63
+#: With the phrase filter, candidates evaluated together when the walk needs a row.
+LOOKAHEAD = 20
 #: Whole words that often go on into a longer one (well-known, over-protective,
 #: underpaid, anti-social, unhappy, non-binary, ...): their completion row is never skipped.
 PREFIX_WORDS = frozenset(
@@ -200,6 +202,7 @@ class LocalModelBackend:
         self.seed = seed
         self.word_filter = word_filter or WordFilter()
         self.phrase_filter = phrase_filter
+        self.lookahead = LOOKAHEAD if phrase_filter is not None else 1
         self._llm: Any = None
         self._contexts: list[_Context] = []
         self._free: queue.Queue[_Context] = queue.Queue()
@@ -335,15 +338,19 @@ class LocalModelBackend:
             rows: dict[tuple[int, ...], list[Token]] = {}
 
             def prefetch(upcoming: Sequence[Token], need: int) -> None:
-                # The first `need` candidates will be looked at: evaluate together the
-                # rows among them not known yet (a pure function of the probe).
+                # At least `need` of the upcoming candidates will be looked at. When the
+                # next one has no row yet, evaluate together the rows of the next
+                # max(need, LOOKAHEAD) candidates: a decode costs about as much as three
+                # rows, so a few rows the walk may not use are cheaper than more decodes.
+                # Which candidates share a decode is a function of the probe alone.
+                if (upcoming[0].id,) in rows or self._skips_row(upcoming[0], probe.group):
+                    return
                 todo = [
                     (int(t.id),)
-                    for t in upcoming[: min(need, CHUNK)]
+                    for t in upcoming[: min(max(need, self.lookahead), CHUNK)]
                     if (t.id,) not in rows and not self._skips_row(t, probe.group)
                 ]
-                if todo:
-                    self._eval_steps(context, prompt_ids, todo, rows)
+                self._eval_steps(context, prompt_ids, todo, rows)
 
             def next_tokens(tokens: tuple[Token, ...]) -> list[Token]:
                 key = tuple(int(t.id) for t in tokens)
