@@ -159,7 +159,8 @@ class PhraseFilter:
 
     ``threshold``: the least probability of a phrase end right after the word (see
     ``is_phrase_end``); ``wordnet``: the word must be known to WordNet. docs/nextword.md
-    gives the measured share of words that describe the group at each threshold.
+    gives, for 0.15 to 0.30, the share of kept words that describe the group and the
+    share of describing words lost (0.30 drops "beautiful" from "women are so").
 
     >>> f = PhraseFilter(wordnet=False)
     >>> [f.reason("lazy", 0.4), f.reason("hard", 0.05)]
