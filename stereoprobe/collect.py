@@ -19,7 +19,7 @@ from stereoprobe.store import RunStore, now_iso
 
 STATUSES = ("ok", "refused", "unparseable", "failed")
 # Settings that may change between sessions of one run without changing its answers.
-VOLATILE = {"timeout_s", "max_retries", "n_threads", "llama_cpp_python"}
+VOLATILE = {"timeout_s", "max_retries", "n_threads", "workers", "llama_cpp_python"}
 
 
 @dataclass
