@@ -38,6 +38,8 @@ class CollectRequest:
     retry_failed: bool = False
     templates: str | None = None  # template family; None: the paper's (templates.csv)
     debias: int | None = None  # Mattern et al.'s debiasing prefix 1-6, chat mode only
+    workers: int | None = None  # embedded model: contexts (one thread each); None: cores
+    phrase_filter: bool = True  # next-word mode: keep words after which the phrase ends
 
     def check(self) -> None:
         """Raise DataError for a parameter out of range (stereoprobe.limits, as the CLI)."""
@@ -90,6 +92,8 @@ def run_collect(request: CollectRequest | None = None, progress: bool = True, **
         max_retries=request.max_retries,
         concurrency=request.concurrency,
         debias=request.debias,
+        workers=request.workers,
+        phrase_filter=request.phrase_filter,
     )
     try:
         return collect(

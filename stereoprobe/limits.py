@@ -13,6 +13,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "samples": (1, 100),
     "limit": (1, None),
     "debias": (1, 6),
+    "workers": (1, 64),
 }
 
 

@@ -22,7 +22,7 @@ STATUSES = ("running", "complete", "stopped")
 DEFAULT_FAMILY = "paper"
 # Settings that may change between sessions of one run without changing its answers.
 VOLATILE = frozenset({"timeout", "max_retries"})
-VOLATILE_OPTIONS = frozenset({"n_threads", "llama_cpp_python"})
+VOLATILE_OPTIONS = frozenset({"n_threads", "workers", "llama_cpp_python"})
 
 
 @dataclass(frozen=True)

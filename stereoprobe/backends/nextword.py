@@ -16,7 +16,12 @@ How a word is found (docs/nextword.md explains the choices):
 4. Words are lower-cased; candidates that complete to the same word are merged (their
    probabilities summed). Function words, non-words and the group's own words are
    dropped (``WordFilter``).
-5. The ``top_n`` most probable words are returned. Candidates are visited best first
+5. Optionally (``PhraseFilter``, on by default in both backends) a word is kept only if
+   the model itself expects the phrase to end right after it (the probability of a
+   phrase end: ``. ? ! , ; :``, a newline, `` and``, `` or``, `` but``, in the
+   distribution after the word that the completion step computes anyway) and WordNet
+   knows it; "so hard [to]" or "so called" are dropped, and further candidates refill.
+6. The ``top_n`` most probable words are returned. Candidates are visited best first
    and the walk stops once a candidate's probability is below the ``top_n``-th word's:
    it could no longer enter the list as a new word.
 """
@@ -60,8 +65,13 @@ class Token:
     id: int | None = None
 
 
-#: Distribution after the probe text plus the given tokens, most probable first.
+#: Distribution after the probe text plus the given tokens, most probable first (it may
+#: be truncated, but always holds the most probable token).
 NextTokens = Callable[[tuple[Token, ...]], Sequence[Token]]
+#: Told before each candidate is looked at: the candidates from this one on, and how
+#: many of them the walk will certainly look at (it needs that many more words), so a
+#: backend can evaluate their next tokens together.
+Prefetch = Callable[[Sequence[Token], int], None]
 
 
 @functools.lru_cache(maxsize=1)
@@ -105,6 +115,66 @@ class WordFilter:
         }
 
 
+#: A token that ends the phrase: punctuation that closes a clause, a newline, or a
+#: coordinating word. The text may start with spaces (" ," is a phrase end).
+PHRASE_END_RE = re.compile(r" *[.?!,;:\n]| (?:and|or|but)$")
+
+
+def is_phrase_end(text: str) -> bool:
+    """
+    >>> [is_phrase_end(t) for t in [",", " .", "\\n\\n", " and", " andy", " to", "y"]]
+    [True, True, True, True, False, False, False]
+    """
+    return PHRASE_END_RE.match(text) is not None
+
+
+def phrase_end_probability(following: Sequence[Token]) -> float:
+    """The probability of a phrase end among the given next tokens (a lower bound when
+    the distribution is truncated, as a remote endpoint's ``top_logprobs`` are)."""
+    return sum(t.probability for t in following if is_phrase_end(t.text))
+
+
+@functools.lru_cache(maxsize=65536)
+def in_wordnet(word: str) -> bool:
+    """WordNet (offline, ``stereoprobe.wordnet``) knows the word in any part of speech."""
+    from stereoprobe.wordnet import load_wordnet
+
+    return bool(load_wordnet().synsets(word.replace(" ", "_")))
+
+
+@dataclass(frozen=True)
+class PhraseFilter:
+    """Keep a word only if the phrase reads as ended after it: "old people are so ___."
+
+    ``threshold``: the least probability of a phrase end right after the word (see
+    ``is_phrase_end``); ``wordnet``: the word must be known to WordNet. docs/nextword.md
+    gives, for 0.15 to 0.30, the share of kept words that describe the group and the
+    share of describing words lost (0.30 drops "beautiful" from "women are so").
+
+    >>> f = PhraseFilter(wordnet=False)
+    >>> [f.reason("lazy", 0.4), f.reason("hard", 0.05)]
+    [None, 'phrase goes on (phrase end 0.05 < 0.15)']
+    """
+
+    threshold: float = 0.15
+    wordnet: bool = True
+
+    def reason(self, word: str, end_probability: float) -> str | None:
+        if end_probability < self.threshold:
+            return f"phrase goes on (phrase end {end_probability:.2f} < {self.threshold:.2f})"
+        if self.wordnet and not in_wordnet(word):
+            return "not in WordNet"
+        return None
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "rule": "probability of a phrase end right after the word >= threshold",
+            "phrase_end": "a token matching ' *[.?!,;:\\n]' or ' and', ' or', ' but'",
+            "threshold": self.threshold,
+            "wordnet": self.wordnet,
+        }
+
+
 @dataclass
 class Ranking:
     """The ranked words, and every candidate looked at (for ``Answer.raw``)."""
@@ -129,13 +199,20 @@ def complete_word(first: Token, next_tokens: NextTokens, max_word_tokens: int) -
     >>> [t.text for t in complete_word(Token(" grump", 0.2), nt, 4)]
     [' grump', 'y']
     """
+    return _complete(first, next_tokens, max_word_tokens)[0]
+
+
+def _complete(
+    first: Token, next_tokens: NextTokens, max_word_tokens: int
+) -> tuple[tuple[Token, ...] | None, Sequence[Token]]:
+    """``complete_word`` plus the distribution after the word's last token."""
     tokens = (first,)
     while True:
         following = next_tokens(tokens)
         if not following or not CONTINUATION_RE.fullmatch(following[0].text):
-            return tokens
+            return tokens, following
         if len(tokens) >= max_word_tokens:
-            return None
+            return None, following
         tokens += (following[0],)
 
 
@@ -147,8 +224,13 @@ def rank_words(
     top_n: int = 10,
     max_word_tokens: int = 4,
     word_filter: WordFilter = WordFilter(),
+    phrase_filter: PhraseFilter | None = None,
+    prefetch: Prefetch | None = None,
 ) -> Ranking:
     """Rank the completed words that start with the candidate first tokens.
+
+    With ``phrase_filter`` a word that passes ``word_filter`` must also pass it; the
+    walk then goes on to further candidates until ``top_n`` words are kept.
 
     >>> dist = {" grump": [Token("y", 0.5)], " grumpy": [Token(",", 0.9)],
     ...         " happy": [Token(" and", 0.3)], " much": [Token(" more", 0.4)]}
@@ -160,13 +242,15 @@ def rank_words(
     """
     merged: dict[str, float] = {}
     looked_at: list[dict[str, Any]] = []
-    for first in sorted(candidates, key=lambda t: -t.probability):
-        if not FIRST_PIECE_RE.fullmatch(first.text):
-            continue
+    ordered = sorted(candidates, key=lambda t: -t.probability)
+    starting = [t for t in ordered if FIRST_PIECE_RE.fullmatch(t.text)]
+    for index, first in enumerate(starting):
         best = sorted(merged.values(), reverse=True)
         if len(best) >= top_n and first.probability < best[top_n - 1]:
             break
-        tokens = complete_word(first, next_tokens, max_word_tokens)
+        if prefetch is not None:
+            prefetch(starting[index:], max(1, top_n - len(best)))
+        tokens, following = _complete(first, next_tokens, max_word_tokens)
         entry: dict[str, Any] = {"first": first.text, "first_probability": first.probability}
         if tokens is None:
             entry["dropped"] = f"not ended within {max_word_tokens} tokens"
@@ -175,6 +259,10 @@ def rank_words(
             probability = math.prod(t.probability for t in tokens)
             entry.update(word=word, tokens=[t.text for t in tokens], probability=probability)
             reason = word_filter.reason(word, group)
+            if phrase_filter is not None and not reason:
+                end = phrase_end_probability(following)
+                entry["phrase_end"] = end
+                reason = phrase_filter.reason(word, end)
             if reason:
                 entry["dropped"] = reason
             else:
@@ -192,7 +280,9 @@ def ranked_answer(
     top_n: int,
     max_word_tokens: int,
     word_filter: WordFilter,
+    phrase_filter: PhraseFilter | None,
     usage: dict[str, Any] | None,
+    prefetch: Prefetch | None = None,
 ) -> Answer:
     """A probe's Answer from its first-token candidates: both next-word backends end here."""
     ranking = rank_words(
@@ -202,6 +292,8 @@ def ranked_answer(
         top_n=top_n,
         max_word_tokens=max_word_tokens,
         word_filter=word_filter,
+        phrase_filter=phrase_filter,
+        prefetch=prefetch,
     )
     return Answer(
         words=ranking.words,
@@ -234,6 +326,7 @@ class NextWordCompletionsBackend:
         max_word_tokens: int = 4,
         max_concurrency: int = 8,
         word_filter: WordFilter | None = None,
+        phrase_filter: PhraseFilter | None = PhraseFilter(),
     ) -> None:
         if top_logprobs < 1:
             raise BackendError("top_logprobs must be at least 1")
@@ -246,6 +339,7 @@ class NextWordCompletionsBackend:
         self.max_word_tokens = max_word_tokens
         self.max_concurrency = max_concurrency
         self.word_filter = word_filter or WordFilter()
+        self.phrase_filter = phrase_filter
         self._local = threading.local()
         self._answered = False
         self._client = self._make_client(api_key)
@@ -278,6 +372,7 @@ class NextWordCompletionsBackend:
             "timeout": self.timeout,
             "max_retries": self.max_retries,
             "filter": self.word_filter.describe(),
+            "phrase_filter": self.phrase_filter.describe() if self.phrase_filter else None,
         }
 
     def prompt(self, probe: Probe) -> str:
@@ -319,9 +414,12 @@ class NextWordCompletionsBackend:
         self._local.attempts = 0
         prefix = probe.prefix
         candidates, prompt_tokens = self._distribution(prefix, self.top_logprobs)
+        # The phrase filter needs the phrase-end tokens after the word: ask for the same
+        # top_logprobs on the completion steps (still one request per step).
+        k = self.top_logprobs if self.phrase_filter else 1
 
         def next_tokens(tokens: tuple[Token, ...]) -> list[Token]:
-            return self._distribution(prefix + "".join(t.text for t in tokens), 1)[0]
+            return self._distribution(prefix + "".join(t.text for t in tokens), k)[0]
 
         return ranked_answer(
             probe,
@@ -330,5 +428,6 @@ class NextWordCompletionsBackend:
             top_n=self.top_n,
             max_word_tokens=self.max_word_tokens,
             word_filter=self.word_filter,
+            phrase_filter=self.phrase_filter,
             usage={"prompt_tokens": prompt_tokens} if prompt_tokens is not None else None,
         )

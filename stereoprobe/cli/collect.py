@@ -33,7 +33,12 @@ from stereoprobe.cli._common import friendly_errors, in_range, probe_filters
 @click.option("--instruction-file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="Read the instruction from a file.")
 @click.option("--concurrency", "-j", type=in_range("concurrency", "int"), default=8, show_default=True,
-              help="Parallel requests (the embedded model always runs one at a time).")
+              help="Parallel requests (the embedded model: at most --workers).")
+@click.option("--workers", type=in_range("workers", "int"), default=None,
+              help="Embedded model: probes asked at once, one llama.cpp thread each (default: cores).")
+@click.option("--no-phrase-filter", "phrase_filter", flag_value=False, default=True,
+              help="Next-word mode: keep words after which the model expects the phrase to go on "
+                   "(\"so hard [to]\"); stereoprobe 0.1.0's words.")
 @click.option("--timeout", type=in_range("timeout"), default=60.0, show_default=True,
               help="Seconds before a request times out (then it is retried).")
 @click.option("--max-retries", type=in_range("max_retries", "int"), default=4, show_default=True,
@@ -50,7 +55,7 @@ from stereoprobe.cli._common import friendly_errors, in_range, probe_filters
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @friendly_errors
 def command(catalog, category, group, fmt, templates, model, base_url, api_key_env, mode, out, temperature,
-            max_tokens, top_p, instruction, debias, instruction_file, concurrency, timeout, max_retries,
+            max_tokens, top_p, instruction, debias, instruction_file, concurrency, workers, phrase_filter, timeout, max_retries,
             samples, limit, retry_failed, dry_run, price_in, price_out, quiet):
     """Ask a model for the ten most probable words that fill each probe.
 
@@ -78,6 +83,7 @@ def command(catalog, category, group, fmt, templates, model, base_url, api_key_e
         temperature=temperature, max_tokens=max_tokens, top_p=top_p, instruction=instruction,
         concurrency=concurrency, timeout=timeout, max_retries=max_retries, samples=samples,
         retry_failed=retry_failed, templates=templates, debias=debias,
+        workers=workers, phrase_filter=phrase_filter,
     )
     if dry_run:
         from stereoprobe.api import estimate_collect
