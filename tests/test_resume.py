@@ -145,7 +145,7 @@ def test_a_0_1_0_manifest_still_reads(tmp_path):
 
     from stereoprobe.manifest import read_manifest
 
-    shutil.copy(Path(__file__).resolve().parent.parent / "notebooks" / "example_run" / "manifest.json", tmp_path)
+    shutil.copy(Path(__file__).resolve().parent / "data" / "manifest-0.1.0-nextword.json", tmp_path / "manifest.json")  # as 0.1.0 wrote it
     m = read_manifest(tmp_path)
     assert (m.version, m.status, m.model, m.mode, m.endpoint) == (1, "complete", "gemma-3-270m-q4_k_m", "next-word", None)
     assert m.settings.backend == "local" and m.settings.samples == 1 and m.settings.options["n_ctx"] == 256
