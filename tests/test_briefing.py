@@ -416,3 +416,35 @@ def test_chart_text_is_at_least_9_pt(built):
         texts = [t for ax in fig.axes for t in (*ax.texts, *ax.get_xticklabels(), *ax.get_yticklabels())]
         texts += fig.texts
         assert min(t.get_fontsize() for t in texts if t.get_text()) >= 9
+
+
+def test_key_findings_say_how_much_the_wording_moves_the_result(built):
+    """Issue 7, section 5: one sentence from robustness.csv on every page."""
+    import pandas as pd
+
+    rob = pd.read_csv(built / "sentiment" / "robustness.csv")
+    spread = rob.groupby("category")["spread"].first().dropna()
+    import html
+
+    index = html.unescape(_text(built / "briefing" / "index.html"))
+    assert list(spread.index) == ["gender"]  # political's groups rest on too few probes
+    assert f"changing the template moves the negative share of gender by up to {spread['gender']:.0f} points" in index
+    gender = rob[rob["category"] == "gender"]["sentence"].iloc[0]
+    assert gender.startswith("For gender, the wording moves the negative share by up to")
+    assert gender in html.unescape(_text(built / "briefing" / "gender.html"))
+
+
+def test_wording_sentence_over_categories_names_the_smallest_and_largest_spread():
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from stereoprobe.report.context import wording_sentence
+
+    rob = pd.DataFrame({"category": ["age", "age", "race", "race"], "spread": [12.4, 12.4, 40.6, 40.6],
+                        "sentence": ["For age, ...", "For age, ...", "For race, ...", "For race, ..."]})
+    data = SimpleNamespace(robustness=rob)
+    assert wording_sentence(data, None) == ("The wording matters: changing the template moves a category's negative "
+                                            "share by 12 (age) to 41 (race) points; each category page says more.")
+    assert wording_sentence(data, "race") == "For race, ..."
+    assert wording_sentence(SimpleNamespace(robustness=None), None) == ""

@@ -178,5 +178,26 @@ def _how_sure(data: "SentimentData", category: str | None) -> str:
                 "between groups are noise. Counts of probes are shown beside every share.")
     if few:
         text += f" {few} of {len(g)} groups rest on too few probes and show no share."
-    return text
+    wording = wording_sentence(data, category)
+    return f"{text} {wording}" if wording else text
+
+
+def wording_sentence(data: "SentimentData", category: str | None) -> str:
+    """How much the wording moves the result, from robustness.csv (seed 003): the category's
+    own sentence, or for all categories the range of the spread across templates."""
+    rob = data.robustness
+    if rob is None or rob.empty or "spread" not in rob.columns:
+        return ""
+    if category is not None:
+        rows = rob[(rob["category"] == category) & rob["sentence"].notna()] if "sentence" in rob.columns else rob[:0]
+        return str(rows["sentence"].iloc[0]) if len(rows) else ""
+    spread = rob.groupby("category")["spread"].first().dropna()
+    if spread.empty:
+        return ""
+    lo, hi = spread.idxmin(), spread.idxmax()
+    if lo == hi:
+        return (f"The wording matters: changing the template moves the negative share of {hi} by up to "
+                f"{spread[hi]:.0f} points.")
+    return (f"The wording matters: changing the template moves a category's negative share by "
+            f"{spread[lo]:.0f} ({lo}) to {spread[hi]:.0f} ({hi}) points; each category page says more.")
 
