@@ -22,7 +22,7 @@ import socket
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Callable, Iterable
 
 from stereoprobe.errors import DataError
 from stereoprobe.records import Completion
@@ -220,3 +220,41 @@ def _cannot_write(path: Path, exc: OSError) -> DataError:
         f"Cannot write to {path} ({exc.strerror or exc}); free disk space or fix the permissions, "
         "then run the same command again (answers stored so far are kept)."
     )
+
+
+def replace_folder(out: Path, fill: Callable[[Path], None], is_ours: Callable[[Path], bool], stage: str) -> Path:
+    """Write a stage's output folder all or nothing: ``fill`` writes into a temporary folder
+    next to ``out``, which is then renamed into place; an older complete ``out`` is replaced
+    only by a complete new one, and a folder not written by ``stage`` (is_ours) never."""
+    import shutil
+
+    if out.exists() and not (out.is_dir() and is_ours(out)):
+        raise DataError(f"{out} exists and was not written by `{stage}`; move it away or pick another --out.")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-new-"))
+    except OSError as exc:
+        raise DataError(f"Cannot write to {out.parent} ({exc.strerror}); choose a writable folder.") from None
+    old: Path | None = None
+    try:
+        tmp.chmod(0o755)
+        fill(tmp)
+        if out.exists():
+            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-old-"))
+            old.rmdir()
+            out.rename(old)
+        try:
+            tmp.rename(out)
+        except OSError:
+            if old is not None:
+                old.rename(out)
+                old = None
+            raise
+    except OSError as exc:
+        raise DataError(f"Cannot write {out} ({exc.strerror}); check free space and permissions.") from None
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None and old.exists():
+            shutil.rmtree(old, ignore_errors=True)
+    return out

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from conftest import REPO, TEST_KEY
-from test_collect import MODEL, api, cli_args, lines, one_error_line
+from test_collect import api, cli_args, lines, one_error_line
 
 from stereoprobe.store import RunStore
 

@@ -13,7 +13,6 @@ import pytest
 from stereoprobe.errors import DataError
 from stereoprobe.lexicon import Override, load_bundled, load_official
 from stereoprobe.sentiment import Labeller, analyse, score, vote, write_outputs
-from stereoprobe.sentiment import output as output_module
 from stereoprobe.sentiment.label import normalise, spacy_lemmatizer
 
 SYNTHETIC = Path(__file__).parent / "data" / "lexicon" / "emolex-synthetic.txt"

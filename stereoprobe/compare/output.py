@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.errors import DataError
 
 MARK = "stereoprobe_comparison"
 
@@ -74,30 +71,6 @@ def write(result: Any, out: Path) -> Path:
 
     A folder not written by `stereoprobe compare` is never replaced.
     """
-    if out.exists() and not (out.is_dir() and _is_ours(out)):
-        raise DataError(f"{out} exists and was not written by `stereoprobe compare`; move it away or pick another --out.")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-new-"))
-    except OSError as exc:
-        raise DataError(f"Cannot write to {out.parent} ({exc.strerror}); choose a writable folder.") from None
-    old: Path | None = None
-    try:
-        tmp.chmod(0o755)
-        _write_all(result, tmp)
-        if out.exists():
-            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-old-"))
-            old.rmdir()
-            out.rename(old)
-        tmp.rename(out)
-    except OSError as exc:
-        if old is not None and not out.exists():
-            old.rename(out)
-            old = None
-        raise DataError(f"Cannot write {out} ({exc.strerror}); check free space and permissions.") from None
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-        if old is not None and old.exists():
-            shutil.rmtree(old, ignore_errors=True)
-    return out
+    from stereoprobe.store import replace_folder
+
+    return replace_folder(Path(out), lambda tmp: _write_all(result, tmp), _is_ours, "stereoprobe compare")

@@ -407,8 +407,8 @@ def display_order(pages: Sequence[GroupPage]) -> list[GroupPage]:
 def category_page(category: str, pages: Sequence[GroupPage], ctx: dict[str, Any], figures: str,
                   synonyms: str, data_uri) -> str:
     body = (
-        f'<h2>Groups</h2><p class="small">Groups that differ from their category come first; within that, by '
-        f'negative share. The order is not a ranking: neighbouring shares are not distinguishable.</p>'
+        '<h2>Groups</h2><p class="small">Groups that differ from their category come first; within that, by '
+        'negative share. The order is not a ranking: neighbouring shares are not distinguishable.</p>'
         + shares_table(display_order(pages), None, f"Negative share per group, {category}")
         + figures
         + "".join(group_section(p, data_uri) for p in sorted(pages, key=lambda p: _sort_name(p.group)))

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.errors import DataError
 from stereoprobe.sentiment.tables import COUNT_COLUMNS, SHARE_COLUMNS
 
 FILES = (
@@ -162,34 +159,6 @@ def write_outputs(result: Any, out_dir: str | Path) -> Path:
     place at the end; an older complete ``out_dir`` is replaced only by a complete new one.
     A folder not written by this stage is never replaced.
     """
-    out = Path(out_dir)
-    if out.exists() and not (out.is_dir() and _is_ours(out)):
-        raise DataError(f"{out} exists and was not written by `stereoprobe sentiment`; move it away or pick another --out.")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-new-"))
-    except OSError as exc:
-        raise DataError(f"Cannot write to {out.parent} ({exc.strerror}); choose a writable folder.") from None
-    old: Path | None = None
-    try:
-        tmp.chmod(0o755)
-        _write_all(result, tmp)
-        if out.exists():
-            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-old-"))
-            old.rmdir()
-            out.rename(old)
-        try:
-            tmp.rename(out)
-        except OSError:
-            if old is not None:
-                old.rename(out)
-                old = None
-            raise
-    except OSError as exc:
-        raise DataError(f"Cannot write {out} ({exc.strerror}); check free space and permissions.") from None
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-        if old is not None and old.exists():
-            shutil.rmtree(old, ignore_errors=True)
-    return out
+    from stereoprobe.store import replace_folder
+
+    return replace_folder(Path(out_dir), lambda tmp: _write_all(result, tmp), _is_ours, "stereoprobe sentiment")
