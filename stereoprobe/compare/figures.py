@@ -13,11 +13,15 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from stereoprobe.report.palette import PALETTES
+
 # Okabe & Ito (2008): distinguishable with the common colour-vision deficiencies.
 RUN_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-LABEL_COLOURS = {"negative": "#D55E00", "positive": "#0072B2"}
-OTHER_COLOUR = "#7a7a7a"
-HEATMAP = "PuOr_r"  # diverging purple-orange, colour-blind safe
+# Word labels and the heatmap take the report's colour-blind-safe palette (report/palette.py).
+_SAFE = PALETTES["safe"]
+LABEL_COLOURS = {"negative": _SAFE["negative"], "positive": _SAFE["positive"]}
+OTHER_COLOUR = _SAFE["other"]
+HEATMAP = _SAFE["cmap"]  # diverging purple-orange, colour-blind safe
 
 
 def run_colour(i: int) -> str:
@@ -110,7 +114,7 @@ def figure_heatmap(differences: Any, category: str, pair_labels: Sequence[tuple[
     ax.xaxis.tick_top()
     ax.tick_params(axis="x", labeltop=True, labelbottom=False)
     fig.colorbar(im, cax=cax, label="A - B (points)")
-    fig.text(0.01, 0.005, f"{category}: orange = A more negative, purple = B more negative; "
+    fig.text(0.01, 0.005, f"{category}: orange = A more negative, purple = B more negative;\n"
              f"o = significant (BH q < {alpha:g}); grey = too few probes", fontsize=7, color="#555")
     return fig
 
