@@ -21,6 +21,7 @@ import io
 import os
 import shutil
 import tempfile
+import threading
 import warnings
 from functools import lru_cache
 from pathlib import Path
@@ -115,12 +116,15 @@ def _reader_class() -> Any:
     return EnglishWordNet
 
 
-@lru_cache(maxsize=1)
-def load_wordnet() -> Any:
-    """NLTK's WordNet corpus reader over WordNet 3.0 (loaded once per process).
+#: NLTK's reader is not thread-safe: it reads its data files through one shared handle
+#: (seek, then readline), so two threads looking up words at once can read each other's
+#: offsets ("No WordNet synset found for pos=a at offset=..."; a next-word worker failed
+#: a probe with "'NoneType' object has no attribute '_lemmas'"). Every lookup holds it.
+_LOCK = threading.RLock()
 
-    Raises DataError (saying how to get the data) when no copy can be found.
-    """
+
+@lru_cache(maxsize=1)
+def _load() -> Any:
     import nltk
 
     try:
@@ -141,6 +145,29 @@ def load_wordnet() -> Any:
             raise DataError(f"WordNet data at {root} cannot be read ({exc}); {HOW_TO_GET}.") from None
 
 
+def load_wordnet() -> Any:
+    """NLTK's WordNet corpus reader over WordNet 3.0 (loaded once per process).
+
+    Raises DataError (saying how to get the data) when no copy can be found. The reader
+    is not thread-safe: look words up through ``has_synsets`` and ``synonyms``, or hold
+    ``_LOCK``.
+    """
+    with _LOCK:
+        return _load()
+
+
+@lru_cache(maxsize=65536)
+def has_synsets(word: str, pos: str | None = None) -> bool:
+    """WordNet knows ``word`` (spaces as underscores) in one of the parts of speech
+    ``pos`` (letters of n v a s r; None: any). Safe to call from several threads.
+
+    >>> [has_synsets("grumpy", "asr"), has_synsets("zorbly"), has_synsets("table", "asr")]
+    [True, False, False]
+    """
+    with _LOCK:
+        return bool(_load().synsets(word.replace(" ", "_"), pos=pos))
+
+
 def wordnet_info() -> dict[str, str]:
     """Where the loaded WordNet came from and its version, for meta.json."""
     reader = load_wordnet()
@@ -155,12 +182,12 @@ def synonyms(word: str) -> list[str]:
     >>> sorted(synonyms("rambunctious"))
     ['boisterous', 'robustious', 'rumbustious', 'unruly']
     """
-    reader = load_wordnet()
     query = word.strip().lower().replace(" ", "_")
     out: list[str] = []
-    for synset in reader.synsets(query):
-        for name in synset.lemma_names():
-            name = name.replace("_", " ").lower()
-            if name != word and name not in out:
-                out.append(name)
+    with _LOCK:
+        names = [name for synset in _load().synsets(query) for name in synset.lemma_names()]
+    for name in names:
+        name = name.replace("_", " ").lower()
+        if name != word and name not in out:
+            out.append(name)
     return out

@@ -77,7 +77,29 @@ def test_the_phrase_filter_drops_words_that_need_a_complement(answers):
     for word in ("afraid", "concerned", "interested"):
         assert dropped[word].startswith("phrase goes on") and word not in answers["p3"].words
     assert len(answers["p3"].words) == 10  # refilled from further candidates
-    assert all(c["phrase_end"] >= 0.15 for c in raw["candidates"] if "dropped" not in c)
+    assert all(c["phrase_end"] >= 0.2 for c in raw["candidates"] if "dropped" not in c)
+
+
+def test_a_word_is_judged_the_same_in_any_context(backend, answers):
+    """The phrase-end judgement is a function of the word: a fresh context, the same
+    context after it asked a probe, and the backend that asked p1-p3 (and kept its
+    judgements) give the same bits."""
+    from stereoprobe.backends.local import LocalModelBackend
+
+    words = ["hard", "beautiful", "afraid", "grumpy"]
+    fresh = LocalModelBackend(workers=1)
+    try:
+        fresh._load()
+        context = fresh._contexts[0]
+        first = {w: fresh._judge(context, w) for w in words}
+        fresh.ask(PROBES[2])  # the context now holds another probe
+        again = {w: fresh._judge(context, w) for w in reversed(words)}
+    finally:
+        fresh.close()
+    kept = {w: backend._phrase_ends.get(w, lambda w: pytest.fail(f"{w} was not judged")) for w in words}
+    assert first == again == kept
+    # "so hard [to]", "so afraid [of]": the phrase goes on; "so beautiful." ends it
+    assert first["hard"] < 0.2 and first["afraid"] < 0.2 and first["beautiful"] > 0.5
 
 
 def test_words_depend_only_on_the_probe(backend, answers):
@@ -127,6 +149,6 @@ def test_describe_names_the_model_and_its_checksum(backend):
     # one context of one thread per core, asked from collect's thread pool
     assert info["mode"] == "next-word" and backend.max_concurrency == info["workers"] == os.cpu_count()
     assert info["n_threads"] == 1
-    assert info["phrase_filter"]["threshold"] == 0.15
+    assert info["phrase_filter"]["threshold"] == 0.2
     assert info["llama_cpp_python"] == "0.3.36"
     assert backend.prompt(PROBES[1]) == "women are so"

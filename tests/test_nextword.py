@@ -15,6 +15,7 @@ import pytest
 
 from stereoprobe.backends.nextword import (
     NextWordCompletionsBackend,
+    PhraseEnds,
     PhraseFilter,
     Token,
     WordFilter,
@@ -138,34 +139,68 @@ def test_word_filter_reasons():
 # --- the phrase filter: "old people are so ___." must read as a description ---------
 
 
+# Next-token distributions after the filter's frame, "Those people are so <word>".
+FRAME = {
+    "happy": [Token(" and", 0.2), Token(".", 0.1)],
+    "hard": [Token(" to", 0.6), Token(".", 0.05), Token(" and", 0.04)],
+    "called": [Token(" because", 0.3), Token(",", 0.02)],
+    "lazy": [Token(",", 0.5)],
+    "grumpy": [Token(".", 0.4), Token(" old", 0.2)],
+    "zorbly": [Token(".", 0.7)],
+}
+
+
+def frame_end(word):
+    return phrase_end_probability(FRAME[word])
+
+
 def test_phrase_end_probability_sums_the_phrase_ends_given():
     # "." 0.05 + " and" 0.04; " to" goes on with the phrase
-    assert phrase_end_probability(DIST[" hard"]) == pytest.approx(0.09)
+    assert phrase_end_probability(FRAME["hard"]) == pytest.approx(0.09)
     assert phrase_end_probability([Token("\n", 0.2), Token(";", 0.1), Token(" but", 0.1),
                                    Token(" or", 0.05), Token(" orange", 0.3)]) == pytest.approx(0.45)
 
 
 def test_words_after_which_the_phrase_goes_on_are_dropped_and_refilled():
-    # hard (phrase end .09) and called (.02) are dropped; the walk goes on to lazy and
-    # grumpy so that top_n words are still found
-    pf = PhraseFilter(threshold=0.15, wordnet=False)
+    # hard (phrase end .09 in the frame) and called (.02) are dropped; the walk goes on
+    # to lazy and grumpy so that top_n words are still found
+    pf = PhraseFilter(threshold=0.2, wordnet=False)
     r = rank([(" happy", 0.3), (" hard", 0.25), (" called", 0.2), (" lazy", 0.1), (" grump", 0.1)],
-             top_n=3, phrase_filter=pf)
+             top_n=3, phrase_filter=pf, phrase_end=frame_end)
     assert r.words == ["happy", "lazy", "grumpy"]
     dropped = {c["word"]: c["dropped"] for c in r.candidates if "dropped" in c}
-    assert dropped == {"hard": "phrase goes on (phrase end 0.09 < 0.15)",
-                       "called": "phrase goes on (phrase end 0.02 < 0.15)"}
-    assert [c["phrase_end"] for c in r.candidates if c["word"] in ("happy", "lazy")] == [0.3, 0.5]
+    assert dropped == {"hard": "phrase goes on (phrase end 0.09 < 0.20)",
+                       "called": "phrase goes on (phrase end 0.02 < 0.20)"}
+    assert [c["phrase_end"] for c in r.candidates if c["word"] in ("happy", "lazy")] == pytest.approx([0.3, 0.5])
     # without the filter, today's ranking
     assert rank([(" happy", 0.3), (" hard", 0.25), (" called", 0.2)], top_n=3).words == ["happy", "hard", "called"]
 
 
 def test_the_threshold_decides_and_wordnet_drops_non_words():
     cands = [(" happy", 0.3), (" hard", 0.25), (" zorbly", 0.2)]
-    assert rank(cands, phrase_filter=PhraseFilter(threshold=0.05, wordnet=False)).words == ["happy", "hard", "zorbly"]
-    assert rank(cands, phrase_filter=PhraseFilter(threshold=0.05)).words == ["happy", "hard"]
+    loose = PhraseFilter(threshold=0.05, wordnet=False)
+    assert rank(cands, phrase_filter=loose, phrase_end=frame_end).words == ["happy", "hard", "zorbly"]
+    assert rank(cands, phrase_filter=PhraseFilter(threshold=0.05), phrase_end=frame_end).words == ["happy", "hard"]
     assert PhraseFilter().reason("zorbly", 0.7) == "not in WordNet"
     assert PhraseFilter().reason("grumpy", 0.7) is None
+    with pytest.raises(ValueError, match="phrase_end"):
+        rank(cands, phrase_filter=loose)
+
+
+def test_each_word_is_judged_once_whichever_probe_meets_it():
+    judged = []
+
+    def judge(word):
+        judged.append(word)
+        return frame_end(word)
+
+    ends = PhraseEnds()
+    pf = PhraseFilter(threshold=0.2, wordnet=False)
+    for _ in range(2):  # two probes with the same candidates
+        r = rank([(" happy", 0.3), (" hard", 0.25), (" lazy", 0.1)], top_n=2, phrase_filter=pf,
+                 phrase_end=lambda w: ends.get(w, judge))
+        assert r.words == ["happy", "lazy"]
+    assert judged == ["happy", "hard", "lazy"] and len(ends) == 3
 
 
 def test_prefetch_is_told_which_candidates_will_certainly_be_looked_at():
@@ -179,7 +214,9 @@ def test_prefetch_is_told_which_candidates_will_certainly_be_looked_at():
 
 def test_phrase_filter_is_described():
     info = PhraseFilter().describe()
-    assert info["threshold"] == 0.15 and info["wordnet"] is True
+    assert info["threshold"] == 0.20 and info["wordnet"] is True
+    assert info["frame"] == "Those people are so <word>"
+    assert PhraseFilter().text("lazy") == "Those people are so lazy"
 
 
 # --- the remote backend against llama-cpp-python's OpenAI-compatible server ---------
@@ -264,8 +301,8 @@ def test_remote_backend_applies_the_phrase_filter(server_url):
     assert by_word["afraid"]["dropped"].startswith("phrase goes on")
     assert "afraid" not in answer.words and {"happy", "grumpy"} <= set(answer.words)
     kept = [c for c in raw["candidates"] if "dropped" not in c]
-    assert kept and all(c["phrase_end"] >= 0.15 for c in kept)
-    assert backend.describe()["phrase_filter"]["threshold"] == 0.15
+    assert kept and all(c["phrase_end"] >= 0.2 for c in kept)
+    assert backend.describe()["phrase_filter"]["threshold"] == 0.2
 
 
 def test_remote_backend_describe_has_no_key(server_url):

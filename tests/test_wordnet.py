@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,9 @@ def fresh_wordnet(monkeypatch):
     import nltk
 
     monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
-    wordnet.load_wordnet.cache_clear()
+    wordnet._load.cache_clear(); wordnet.has_synsets.cache_clear()
     yield
-    wordnet.load_wordnet.cache_clear()
+    wordnet._load.cache_clear(); wordnet.has_synsets.cache_clear()
 
 
 def test_cache_dir_precedence(monkeypatch, tmp_path):
@@ -105,3 +106,27 @@ def test_synonyms_exclude_the_word_and_use_spaces():
     assert sorted(wordnet.synonyms("rambunctious")) == ["boisterous", "robustious", "rumbustious", "unruly"]
     assert "gay woman" in wordnet.synonyms("lesbian")
     assert wordnet.synonyms("xyzzy") == []
+
+
+def test_lookups_from_several_threads_give_the_answers_of_one():
+    """NLTK's reader shares one file handle; without stereoprobe.wordnet's lock, two
+    next-word workers looking up words at once failed a probe (issue 10)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from stereoprobe.wordnet import has_synsets, load_wordnet, synonyms
+
+    with wordnet._LOCK:
+        words = sorted(load_wordnet().all_lemma_names("a"))[::40][:600]
+    lookup = has_synsets.__wrapped__  # past the cache: every call reads the files
+    alone = [(lookup(w, "n"), lookup(w, "asr"), synonyms(w)) for w in words]
+    with wordnet._LOCK:
+        load_wordnet()._synset_offset_cache.clear()  # so that the threads read the files
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns often, as under llama.cpp's decodes
+    try:
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            together = list(pool.map(lambda w: (lookup(w, "n"), lookup(w, "asr"), synonyms(w)), words))
+    finally:
+        sys.setswitchinterval(switch)
+    assert together == alone
+    assert sum(asr for _, asr, _ in alone) == len(words)  # all are adjectives

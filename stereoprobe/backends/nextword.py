@@ -17,10 +17,11 @@ How a word is found (docs/nextword.md explains the choices):
    probabilities summed). Function words, non-words and the group's own words are
    dropped (``WordFilter``).
 5. Optionally (``PhraseFilter``, on by default in both backends) a word is kept only if
-   the model itself expects the phrase to end right after it (the probability of a
-   phrase end: ``. ? ! , ; :``, a newline, `` and``, `` or``, `` but``, in the
-   distribution after the word that the completion step computes anyway) and WordNet
-   knows it; "so hard [to]" or "so called" are dropped, and further candidates refill.
+   the model itself expects a phrase to end right after it and WordNet knows it: the
+   probability of a phrase end (``. ? ! , ; :``, a newline, `` and``, `` or``, `` but``)
+   after the word in one fixed frame ("Those people are so W"), judged once per word
+   and kept for the run (``PhraseEnds``). "so hard [to]" or "so called" are dropped,
+   and further candidates refill.
 6. The ``top_n`` most probable words are returned. Candidates are visited best first
    and the walk stops once a candidate's probability is below the ``top_n``-th word's:
    it could no longer enter the list as a new word.
@@ -134,30 +135,35 @@ def phrase_end_probability(following: Sequence[Token]) -> float:
     return sum(t.probability for t in following if is_phrase_end(t.text))
 
 
-@functools.lru_cache(maxsize=65536)
 def in_wordnet(word: str) -> bool:
     """WordNet (offline, ``stereoprobe.wordnet``) knows the word in any part of speech."""
-    from stereoprobe.wordnet import load_wordnet
+    from stereoprobe.wordnet import has_synsets
 
-    return bool(load_wordnet().synsets(word.replace(" ", "_")))
+    return has_synsets(word)
+
+
+#: The frame a word is judged in: "Those people are so W" reads as ended or goes on.
+FRAME = "Those people are so"
 
 
 @dataclass(frozen=True)
 class PhraseFilter:
-    """Keep a word only if the phrase reads as ended after it: "old people are so ___."
+    """Keep a word only if a phrase reads as ended after it: "old people are so ___."
 
-    ``threshold``: the least probability of a phrase end right after the word (see
-    ``is_phrase_end``); ``wordnet``: the word must be known to WordNet. docs/nextword.md
-    gives, for 0.15 to 0.30, the share of kept words that describe the group and the
-    share of describing words lost (0.30 drops "beautiful" from "women are so").
+    ``threshold``: the least probability of a phrase end (see ``is_phrase_end``) right
+    after the word in ``frame`` + " " + word; ``wordnet``: the word must be known to
+    WordNet. The judgement depends on the word alone, so each word is judged once per
+    run (``PhraseEnds``). docs/nextword.md gives, for several frames and thresholds,
+    the share of kept words that describe the group.
 
     >>> f = PhraseFilter(wordnet=False)
-    >>> [f.reason("lazy", 0.4), f.reason("hard", 0.05)]
-    [None, 'phrase goes on (phrase end 0.05 < 0.15)']
+    >>> [f.reason("lazy", 0.76), f.reason("hard", 0.09)]
+    [None, 'phrase goes on (phrase end 0.09 < 0.20)']
     """
 
-    threshold: float = 0.15
+    threshold: float = 0.20
     wordnet: bool = True
+    frame: str = FRAME
 
     def reason(self, word: str, end_probability: float) -> str | None:
         if end_probability < self.threshold:
@@ -166,13 +172,46 @@ class PhraseFilter:
             return "not in WordNet"
         return None
 
+    def text(self, word: str) -> str:
+        """The text whose next token is judged: the frame and the word."""
+        return f"{self.frame} {word}"
+
     def describe(self) -> dict[str, Any]:
         return {
-            "rule": "probability of a phrase end right after the word >= threshold",
+            "rule": "probability of a phrase end right after the word, in the frame, >= threshold",
+            "frame": f"{self.frame} <word>",
             "phrase_end": "a token matching ' *[.?!,;:\\n]' or ' and', ' or', ' but'",
             "threshold": self.threshold,
             "wordnet": self.wordnet,
         }
+
+
+#: The phrase-end probability of a word in the phrase filter's frame.
+PhraseEnd = Callable[[str], float]
+
+
+class PhraseEnds:
+    """A backend's phrase-end judgements, one per word, computed once and kept.
+
+    A judgement depends on the word alone (never on the probe that met it first), so
+    keeping it changes no number; two threads meeting a new word at once may both
+    compute it, and the first value stored is the one used.
+    """
+
+    def __init__(self) -> None:
+        self._done: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def get(self, word: str, compute: PhraseEnd) -> float:
+        with self._lock:
+            if word in self._done:
+                return self._done[word]
+        value = compute(word)
+        with self._lock:
+            return self._done.setdefault(word, value)
+
+    def __len__(self) -> int:
+        return len(self._done)
 
 
 @dataclass
@@ -199,20 +238,13 @@ def complete_word(first: Token, next_tokens: NextTokens, max_word_tokens: int) -
     >>> [t.text for t in complete_word(Token(" grump", 0.2), nt, 4)]
     [' grump', 'y']
     """
-    return _complete(first, next_tokens, max_word_tokens)[0]
-
-
-def _complete(
-    first: Token, next_tokens: NextTokens, max_word_tokens: int
-) -> tuple[tuple[Token, ...] | None, Sequence[Token]]:
-    """``complete_word`` plus the distribution after the word's last token."""
     tokens = (first,)
     while True:
         following = next_tokens(tokens)
         if not following or not CONTINUATION_RE.fullmatch(following[0].text):
-            return tokens, following
+            return tokens
         if len(tokens) >= max_word_tokens:
-            return None, following
+            return None
         tokens += (following[0],)
 
 
@@ -225,11 +257,13 @@ def rank_words(
     max_word_tokens: int = 4,
     word_filter: WordFilter = WordFilter(),
     phrase_filter: PhraseFilter | None = None,
+    phrase_end: PhraseEnd | None = None,
     prefetch: Prefetch | None = None,
 ) -> Ranking:
     """Rank the completed words that start with the candidate first tokens.
 
-    With ``phrase_filter`` a word that passes ``word_filter`` must also pass it; the
+    With ``phrase_filter`` a word that passes ``word_filter`` must also pass it, judged
+    by ``phrase_end`` (the word's phrase-end probability in the filter's frame); the
     walk then goes on to further candidates until ``top_n`` words are kept.
 
     >>> dist = {" grump": [Token("y", 0.5)], " grumpy": [Token(",", 0.9)],
@@ -240,6 +274,8 @@ def rank_words(
     >>> list(zip(r.words, r.probabilities))
     [('happy', 0.3), ('grumpy', 0.1)]
     """
+    if phrase_filter is not None and phrase_end is None:
+        raise ValueError("a phrase filter needs phrase_end, the judgement of a word in its frame")
     merged: dict[str, float] = {}
     looked_at: list[dict[str, Any]] = []
     ordered = sorted(candidates, key=lambda t: -t.probability)
@@ -250,7 +286,7 @@ def rank_words(
             break
         if prefetch is not None:
             prefetch(starting[index:], max(1, top_n - len(best)))
-        tokens, following = _complete(first, next_tokens, max_word_tokens)
+        tokens = complete_word(first, next_tokens, max_word_tokens)
         entry: dict[str, Any] = {"first": first.text, "first_probability": first.probability}
         if tokens is None:
             entry["dropped"] = f"not ended within {max_word_tokens} tokens"
@@ -259,8 +295,8 @@ def rank_words(
             probability = math.prod(t.probability for t in tokens)
             entry.update(word=word, tokens=[t.text for t in tokens], probability=probability)
             reason = word_filter.reason(word, group)
-            if phrase_filter is not None and not reason:
-                end = phrase_end_probability(following)
+            if phrase_filter is not None and phrase_end is not None and not reason:
+                end = phrase_end(word)
                 entry["phrase_end"] = end
                 reason = phrase_filter.reason(word, end)
             if reason:
@@ -282,6 +318,7 @@ def ranked_answer(
     word_filter: WordFilter,
     phrase_filter: PhraseFilter | None,
     usage: dict[str, Any] | None,
+    phrase_end: PhraseEnd | None = None,
     prefetch: Prefetch | None = None,
 ) -> Answer:
     """A probe's Answer from its first-token candidates: both next-word backends end here."""
@@ -293,6 +330,7 @@ def ranked_answer(
         max_word_tokens=max_word_tokens,
         word_filter=word_filter,
         phrase_filter=phrase_filter,
+        phrase_end=phrase_end,
         prefetch=prefetch,
     )
     return Answer(
@@ -309,6 +347,7 @@ class NextWordCompletionsBackend:
     Works with llama.cpp's server, llama-cpp-python's server and vLLM. One request
     gives the ``top_logprobs`` most probable first tokens; each candidate word is then
     completed with further one-token requests on the probe text plus its partial word.
+    With the phrase filter, each new word costs one more request (the frame), once per run.
     """
 
     mode = "next-word"
@@ -341,6 +380,7 @@ class NextWordCompletionsBackend:
         self.word_filter = word_filter or WordFilter()
         self.phrase_filter = phrase_filter
         self._local = threading.local()
+        self._phrase_ends = PhraseEnds()
         self._answered = False
         self._client = self._make_client(api_key)
 
@@ -414,12 +454,9 @@ class NextWordCompletionsBackend:
         self._local.attempts = 0
         prefix = probe.prefix
         candidates, prompt_tokens = self._distribution(prefix, self.top_logprobs)
-        # The phrase filter needs the phrase-end tokens after the word: ask for the same
-        # top_logprobs on the completion steps (still one request per step).
-        k = self.top_logprobs if self.phrase_filter else 1
 
         def next_tokens(tokens: tuple[Token, ...]) -> list[Token]:
-            return self._distribution(prefix + "".join(t.text for t in tokens), k)[0]
+            return self._distribution(prefix + "".join(t.text for t in tokens), 1)[0]
 
         return ranked_answer(
             probe,
@@ -429,5 +466,13 @@ class NextWordCompletionsBackend:
             max_word_tokens=self.max_word_tokens,
             word_filter=self.word_filter,
             phrase_filter=self.phrase_filter,
+            phrase_end=self._phrase_end,
             usage={"prompt_tokens": prompt_tokens} if prompt_tokens is not None else None,
         )
+
+    def _phrase_end(self, word: str) -> float:
+        """One request per word and run: the phrase ends among the frame's top_logprobs
+        (a lower bound, as the endpoint returns only the most probable tokens)."""
+        assert self.phrase_filter is not None
+        text = self.phrase_filter.text(word)
+        return self._phrase_ends.get(word, lambda w: phrase_end_probability(self._distribution(text, self.top_logprobs)[0]))
