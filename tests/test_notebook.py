@@ -40,7 +40,7 @@ def test_notebook_executes_and_shows_the_study(tmp_path, monkeypatch):
     assert (tmp_path / "out" / "briefing" / "index.html").is_file()  # where the reader can open it
     assert "This run covers 2 of 9 categories (114 of 2,292 probes)." in text  # reading the results
     assert "llama" not in "".join(o.get("text", "") for c in code for o in c.outputs if o.get("name") == "stderr")
-    assert "75.643564" not in text and "75.6" in text  # political's share, shown rounded
+    assert "71.09375" not in text and "71.1" in text  # political's share (71.09375), shown rounded
 
 
 def test_notebook_source_is_generated_from_its_script():
