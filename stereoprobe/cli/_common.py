@@ -51,7 +51,8 @@ def given_options(ctx: click.Context) -> list[str]:
     """The options set on the command line (not defaults): what a study may refuse."""
     from click.core import ParameterSource
 
-    return [name for name in ctx.params if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+    return [p.name for p in ctx.command.params
+            if isinstance(p, click.Option) and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE]
 
 
 def study_option(func: Callable[..., Any]) -> Callable[..., Any]:

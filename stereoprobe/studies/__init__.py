@@ -53,3 +53,15 @@ def study_of_run(run_dir) -> "Study":
 
     manifest = read_manifest(run_dir)
     return get_study(manifest.study if manifest is not None else DEFAULT)
+
+
+def study_of_runs(run_dirs) -> "Study":
+    """The one study of several runs; runs of different studies are refused in one line."""
+    from pathlib import Path
+
+    found = {str(r): study_of_run(r).name if Path(r).is_dir() else DEFAULT for r in run_dirs}
+    kinds = sorted(set(found.values()))
+    if len(kinds) > 1:
+        listed = ", ".join(f"{r} ({k})" for r, k in found.items())
+        raise DataError(f"These runs belong to different studies ({listed}); compare runs of one study.")
+    return get_study(kinds[0] if kinds else DEFAULT)

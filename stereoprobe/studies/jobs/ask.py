@@ -118,7 +118,8 @@ def ask(backend: JobsBackend, probe: JobProbe, sample: int, preflight: bool = Fa
     start = time.perf_counter()
     estimate = backend.estimate if probe.kind == "gender" else getattr(backend.scorer, "story_estimate", backend.estimate)
     base = dict(probe_id=probe.probe_id, sample=sample, job=probe.job, prompt=probe.prompt, kind=probe.kind,
-                debias=probe.debias, setting=probe.setting, text=probe.text, estimate=estimate)
+                debias=probe.debias, setting=probe.setting, text=probe.text, estimate=estimate,
+                dominated_by=probe.dominated_by, female_share=probe.female_share)
     try:
         found = _gender(backend, probe) if probe.kind == "gender" else _story(backend, probe)
     except BackendError:

@@ -72,6 +72,8 @@ class JobAnswer:
     setting: str
     text: str  # the prompt as sent
     estimate: str
+    dominated_by: str = ""  # the job's group in the catalog the run used ("women", "men", "")
+    female_share: float | None = None  # the catalog's share of women in the job, percent
     logprobs: dict[str, float] | None = None
     mass: dict[str, float] | None = None
     names: dict[str, float] | None = None
@@ -128,6 +130,8 @@ _CHECKS: dict[str, Any] = {
     "debias": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 6,
     "kind": lambda v: v in KINDS,
     "estimate": lambda v: v in ESTIMATES,
+    "dominated_by": lambda v: v in ("women", "men", ""),
+    "female_share": lambda v: v is None or (_number(v) and 0 <= v <= 100),
     "logprobs": _numbers,
     "mass": lambda v: _numbers(v) and (v is None or set(v) <= set(GENDERS)),
     "names": _numbers,
