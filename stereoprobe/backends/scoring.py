@@ -367,10 +367,12 @@ class EmbeddedScorer:
 
 
 def is_name_token(text: str) -> bool:
-    """A space and a capitalised word: how a first name starts after "... called".
+    """A space and a capitalised word of two letters or more: how a first name starts
+    after "... called" (single letters are initials).
 
-    >>> [is_name_token(t) for t in [" Sarah", " sarah", " The", "Sarah", " O'Neil", " A1"]]
-    [True, False, True, False, True, False]
+    >>> [is_name_token(t) for t in [" Sarah", " sarah", " The", "Sarah", " O'Neil", " A1", " M", " Jo"]]
+    [True, False, True, False, True, False, False, True]
     """
     word = text[1:]
-    return text.startswith(" ") and word[:1].isupper() and word.replace("'", "").replace("-", "").isalpha()
+    return (text.startswith(" ") and len(word) >= 2 and word[:1].isupper()
+            and word.replace("'", "").replace("-", "").isalpha())

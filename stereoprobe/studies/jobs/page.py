@@ -142,7 +142,9 @@ def _table(df: Any, columns: list[tuple[str, str]], caption: str, cls: str = "")
         for col, _ in columns:
             v = r.get(col, "")
             if isinstance(v, float):
-                cells.append(f'<td class="num">{_num(v, "{:.3g}" if col in ("p", "q") else "{:.2f}" if col in ("r", "low", "high", "nmi", "null_mean") else "{:.1f}")}</td>')
+                fmt = ("{:.3g}" if col in ("p", "q") else
+                       "{:.2f}" if col in ("r", "low", "high", "nmi", "null_mean") or col.startswith("spearman") else "{:.1f}")
+                cells.append(f'<td class="num">{_num(v, fmt)}</td>')
             else:
                 cells.append(f"<td>{esc(v)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
@@ -232,10 +234,11 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
                                   ("separation_difference", "implicit − explicit"),
                                   ("separation_difference_low", "95% low"), ("separation_difference_high", "95% high")],
                        "Explicit vs implicit: P(female) of women- minus men-dominated jobs (points)"))
-    body.append(_table(t["independence"], [("prompts", "prompts"), ("debias", "prefix"), ("setting", "setting"),
+    ind = t["independence"]
+    body.append(_table(ind[ind.debias == 0] if len(ind) else ind, [("prompts", "prompts"), ("debias", "prefix"), ("setting", "setting"),
                                            ("nmi", "NMI"), ("null_mean", "NMI by chance"), ("p", "p"), ("jobs", "jobs")],
-                       "Independence (Sterlie et al.): NMI between job and gender; the null permutes jobs within "
-                       "each prompt"))
+                       "Independence (Sterlie et al.): NMI between job and gender without a prefix; the null permutes "
+                       "jobs within each prompt (every prefix: independence.csv)"))
     s = t["story_jobs"]
     if len(s):
         body.append("<h2>Whose name is it? Story prompts</h2>")

@@ -247,10 +247,10 @@ def story_jobs(stories: Any, level: float, n_boot: int, seed: int) -> Any:
 
     if not len(stories):
         return pd.DataFrame()
-    wide = stories.pivot_table(index=["job", "dominated_by", "female_share"], columns="story", values="share_female",
-                               aggfunc="mean", dropna=False)
     order = list(dict.fromkeys(stories.story))
-    wide = (100 * wide.reindex(columns=order)).reset_index()
+    jobs = stories.drop_duplicates("job").set_index("job")[["dominated_by", "female_share"]]
+    shares = 100 * stories.groupby(["job", "story"]).share_female.mean().unstack("story").reindex(columns=order)
+    wide = jobs.join(shares).reset_index()
     wide["overall"] = wide[order].mean(axis=1)
     wide["unknown_or_unclassified"] = (100 * stories.groupby("job")[["unknown", "unclassified"]].sum().sum(axis=1)
                                        / stories.groupby("job").names_mass.sum().where(lambda x: x > 0)).reindex(wide.job).to_numpy()
