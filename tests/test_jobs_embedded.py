@@ -68,6 +68,7 @@ def test_score_report_and_compare(run, tmp_path, run_cli):
     import pandas as pd
 
     d = pd.read_csv(tmp_path / "cmp" / "differences.csv")
-    assert len(d) == 2 * 3 * 3 and  # prefixes 0 and 5 x all/women/men x 3 genders; prompt set 2-4 only (d.difference.abs() < 1e-9).all() and (d.q == 1).all()
+    # prefixes 0 and 5 x all/women/men x 3 genders (prompt set 2-4 only)
+    assert len(d) == 2 * 3 * 3 and (d.difference.abs() < 1e-9).all() and (d.q == 1).all()
     res = run_cli("compare", run, tmp_path / "cmp", "--out", tmp_path / "cmp2")
     assert res.exit_code == 2
