@@ -252,3 +252,20 @@ def test_kill_9_then_the_same_command_completes_the_run(tmp_path):
     finally:
         server.terminate()
         server.wait()
+
+
+def test_the_readme_jobs_command_runs_as_written(run_cli):
+    import re
+    import shlex
+
+    text = (REPO / "README.md").read_text()
+    block = re.search(r"<!-- jobs-command -->\s*```bash\n(.+?)\n```", text, re.S).group(1)
+    steps = [shlex.split(part.strip()) for part in block.split("&&")]
+    assert [s[1] for s in steps] == ["collect", "score", "report"]
+    assert steps[0][2:] == ["--study", "jobs", "--debias", "all"]
+    res = run_cli(*steps[0][1:], "--dry-run")
+    assert res.exit_code == 0 and "2440 requests" in res.output.replace(",", "")
+    assert steps[1][2] == steps[2][2] == "runs/jobs-gemma-3-270m"  # collect's default run directory
+    from stereoprobe.studies import get_study
+
+    assert str(get_study("jobs").run_dir({})) == "runs/jobs-gemma-3-270m"
