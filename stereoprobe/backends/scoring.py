@@ -6,27 +6,25 @@ its logarithm for several continuations of one prompt, computed from the model's
 with a float64 log-softmax over the whole vocabulary (262,144 tokens for Gemma 3), so
 the numbers are exact probabilities of the model, not a top-k approximation.
 
-How it is evaluated (deterministic: a prompt's numbers depend on the prompt and its
-``shared`` part only, never on what was asked before it or on the number of workers):
+How it is evaluated (deterministic, and equal to a token-by-token evaluation of exactly
+the prompt's text: see ``CHUNK``):
 
 - Tokenisation: the prompt, and prompt + continuation, are tokenised separately and
   the first must be a prefix of the second (else a ValueError: the continuation would
   merge with the prompt's last token and its probability is not a product over its own
   tokens).
-- ``shared``: the start of the prompt that many prompts have in common (a debiasing
-  prefix, a conversation). A worker's context keeps it in sequence 0, decoded from
-  position 0 in fixed chunks of ``n_batch`` tokens, and reuses it for every prompt
-  with the same ``shared`` text. The rest of the prompt is decoded on top of it, again
-  in fixed chunks, with logits only on its last token. (A token's logits depend on the
-  batch it is decoded in, in the last digits: the chunks are a function of the texts,
-  so the same prompt always gives the same numbers.)
+- ``shared``: starts of the prompt that many prompts have in common (a debiasing
+  prefix, a conversation, the task's stem). A worker's context keeps them in sequence 0
+  and reuses them for the next prompt as far as they agree; the rest is decoded on top.
 - Continuations: their tokens form a trie; every inner node (a partial continuation
   with tokens after it, e.g. " Non" of " Non-binary") needs one more logits row. The
-  nodes of one depth are decoded together in one ``llama_decode``, one sequence each
-  (``llama_memory_seq_cp`` shares the prompt's cells, no copy). Prompt 1 of the jobs
-  study (26 expressions) needs 11 rows, prompts 2-4 one.
-- After each prompt every cell past ``shared`` is removed, so the next prompt finds the
-  context in the same state.
+  prompt's remaining tokens belong to every sequence, and each node's token is decoded
+  once in the sequences of the node and its descendants, so one pass over the tokens
+  gives every row (prompt 1 of the jobs study, 26 expressions: 11 rows; prompts 2-4: 1).
+- Every decode holds at most ``CHUNK`` (7) tokens, with flash attention on and the
+  weights in the plain CPU buffer (``gguf.load_weights``).
+- After each prompt every cell past the kept shared starts is removed, so the next
+  prompt finds the context in the same state.
 
 ``next_tokens`` gives the most probable next tokens after a prompt and, for the ones
 asked, the probability that the word ends right after them (the story-names measure).
@@ -169,9 +167,9 @@ class EmbeddedScorer:
             "workers": self.workers,
             "n_threads": 1,
             "estimate": self.estimate,
-            "evaluation": f"shared part of the prompt kept per worker (chunks of {N_BATCH} tokens from position 0), "
-            "the rest in chunks on top, logits on its last token; continuation tokens as a trie, one "
-            "decode per depth, one sequence per inner node; float64 log-softmax over the whole vocabulary",
+            "evaluation": f"decodes of at most {CHUNK} tokens, flash attention, weights in the plain CPU buffer (the "
+            "numbers of a token-by-token evaluation); shared prompt starts kept per worker; continuation tokens "
+            "as a trie, one sequence per inner node; float64 log-softmax over the whole vocabulary",
         }
 
     # -- model ----------------------------------------------------------------------

@@ -91,7 +91,7 @@ def probe_table(records: list) -> tuple[Any, Any]:
             if r.status == "ok":
                 row["answers"] += 1
                 for name, p in (r.names or {}).items():
-                    row["names"][name] = row["names"].get(name, 0.0) + p / 1.0
+                    row["names"][name] = row["names"].get(name, 0.0) + p
     grows = []
     for row in gender.values():
         mass = {g: row.pop(g) for g in GENDERS}
