@@ -131,35 +131,51 @@ def default_catalog_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "groups"
 
 
-def _read_rows(path: Path, required: Iterable[str]) -> list[tuple[int, dict[str, str]]]:
+def _read_rows(path: Path, required: Iterable[str], missing_hint: str | None = None) -> list[tuple[int, dict[str, str]]]:
+    """The rows of a CSV data file as (line number, {column: stripped value}).
+
+    Lines starting with ``#`` before the header, and rows whose first value starts with
+    ``#``, are comments; empty rows are skipped. A missing file, a missing column, a row
+    with more fields than the header, a file that is not UTF-8 or not CSV is a one-line
+    DataError naming the file (and line). Every study's data files are read here.
+    """
     if not path.is_file():
-        raise DataError(f"{path}: file not found; a catalog directory needs {', '.join(FILES)}.")
+        hint = missing_hint or f"a catalog directory needs {', '.join(FILES)}"
+        raise DataError(f"{path}: file not found; {hint}.")
     try:
         with path.open(newline="", encoding="utf-8-sig") as f:
-            reader = csv.DictReader(f)
-            header = [h.strip() for h in (reader.fieldnames or [])]
-            missing = [c for c in required if c not in header]
-            if missing:
-                raise DataError(
-                    f"{path}: the header lacks column(s) {', '.join(missing)}; "
-                    f"expected {', '.join(required)}."
-                )
-            rows = []
-            for row in reader:
-                clean = {(k or "").strip(): (v or "").strip() for k, v in row.items() if k}
-                if not any(clean.values()) or clean.get(header[0], "").startswith("#"):
-                    continue
-                if None in row:  # more fields than the header names
-                    raise DataError(
-                        f"{path}, line {reader.line_num}: more fields than the header has; "
-                        "quote values that contain commas."
-                    )
-                rows.append((reader.line_num, clean))
+            lines = f.read().splitlines(keepends=True)
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 text ({exc.reason}); save it as UTF-8.") from None
+    skipped = 0
+    while skipped < len(lines) and lines[skipped].lstrip().startswith("#"):
+        skipped += 1
+    try:
+        reader = csv.DictReader(lines[skipped:])
+        header = [h.strip() for h in (reader.fieldnames or [])]
+        missing = [c for c in required if c not in header]
+        if missing:
+            raise DataError(
+                f"{path}: the header lacks column(s) {', '.join(missing)}; "
+                f"expected {', '.join(required)}."
+            )
+        rows = []
+        for row in reader:
+            clean = {(k or "").strip(): (v or "").strip() for k, v in row.items() if k}
+            if not any(clean.values()) or clean.get(header[0], "").startswith("#"):
+                continue
+            if None in row:  # more fields than the header names
+                raise DataError(
+                    f"{path}, line {reader.line_num + skipped}: more fields than the header has; "
+                    "quote values that contain commas."
+                )
+            rows.append((reader.line_num + skipped, clean))
     except csv.Error as exc:
         raise DataError(f"{path}: not valid CSV ({exc}).") from None
     return rows
+
+
+read_rows = _read_rows  # the name other studies' catalogs use
 
 
 def template_families(root: Path) -> list[str]:

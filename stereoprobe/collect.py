@@ -25,6 +25,22 @@ from stereoprobe.store import RunStore, now_iso
 STATUSES = ("ok", "refused", "unparseable", "failed")
 
 
+@dataclass(frozen=True)
+class StudyRun:
+    """What collect needs from a study other than fill-in (studies/base.py).
+
+    ``ask(backend, probe, sample, preflight=False) -> (record, timed_out)`` makes the
+    stored record (and raises BackendError when the backend cannot work at all);
+    ``catalog_info`` is the run's catalog identity for the manifest.
+    """
+
+    name: str
+    record: type
+    ask: Any
+    catalog_info: CatalogInfo | None
+    score_command: str = "score"
+
+
 @dataclass
 class CollectResult:
     run_dir: Path
@@ -32,6 +48,7 @@ class CollectResult:
     counts: Counter = field(default_factory=Counter)  # this call: ok/refused/unparseable/failed
     totals: Counter = field(default_factory=Counter)  # whole run directory
     skipped: int = 0  # already answered, not asked again
+    score_command: str = "sentiment"  # the command that scores this study's runs
 
     def summary(self) -> str:
         now = ", ".join(f"{self.counts.get(s, 0)} {s}" for s in STATUSES)
@@ -45,8 +62,8 @@ class CollectResult:
         """The command to run next: retry the failures, or score the run."""
         if self.totals.get("failed"):
             return (f"Next: repeat the same command with --retry-failed to ask the "
-                    f"{self.totals['failed']} failed probes again, then `stereoprobe sentiment {self.run_dir}`.")
-        return f"Next: `stereoprobe sentiment {self.run_dir}`."
+                    f"{self.totals['failed']} failed probes again, then `stereoprobe {self.score_command} {self.run_dir}`.")
+        return f"Next: `stereoprobe {self.score_command} {self.run_dir}`."
 
 
 def slug(name: str) -> str:
@@ -68,6 +85,10 @@ def _check_same_run(old: RunManifest | None, new: RunManifest, run_dir: Path) ->
     """A run's settings and catalog are its identity: continuing with others is refused."""
     if old is None:
         return
+    if old.study != new.study:
+        raise DataError(
+            f"{run_dir} holds a {old.study} run, not a {new.study} one; pass --out NEW_DIR for the {new.study} study."
+        )
     before, now = old.settings.identity(), new.settings.identity()
     diff = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
     if old.catalog and new.catalog and old.catalog.identity() != new.catalog.identity():
@@ -90,20 +111,22 @@ def collect(
     concurrency: int | None = None,
     catalog: Catalog | None = None,
     progress: bool = True,
+    study: StudyRun | None = None,
 ) -> CollectResult:
     """Ask `backend` every probe `samples` times and store the answers in `out`.
 
     Probes already answered in `out` are not asked again; failed ones only with
     `retry_failed`. Returns counts for this call and for the whole run directory.
+    ``study``: how another study than fill-in asks a probe and records the answer.
     """
     if samples < 1:
         raise DataError(f"--samples must be at least 1, not {samples}.")
-    store = RunStore(out)
+    store = RunStore(out, study.record if study else Completion)
     new_dir = not store.dir.exists()
     store.lock()
     try:
         old = read_manifest(store.dir)
-        manifest = _manifest(old, backend, samples, catalog, probes)
+        manifest = _manifest(old, backend, samples, catalog, probes, study)
         _check_same_run(old, manifest, store.dir)
         existing = store.open()
         todo = [
@@ -113,11 +136,13 @@ def collect(
             if (p.probe_id, s) not in existing
             or (retry_failed and existing[(p.probe_id, s)].status == "failed")
         ]
-        result = CollectResult(run_dir=store.dir, asked=0, skipped=len(probes) * samples - len(todo))
+        result = CollectResult(run_dir=store.dir, asked=0, skipped=len(probes) * samples - len(todo),
+                               score_command=study.score_command if study else "sentiment")
         write_manifest(store.dir, manifest)
         status = "stopped"
         try:
-            _run(todo, backend, store, result, concurrency or backend.max_concurrency, progress)
+            _run(todo, backend, store, result, concurrency or backend.max_concurrency, progress,
+                 study.ask if study else _ask)
             status = "complete"
         except BackendError:
             if old is None and not existing and not result.counts.keys() - {"failed"}:
@@ -172,14 +197,17 @@ def _cleanup(store: RunStore, manifest: RunManifest, result: CollectResult, stat
 
 
 def _manifest(
-    old: RunManifest | None, backend: Backend, samples: int, catalog: Catalog | None, probes: Sequence[Probe]
+    old: RunManifest | None, backend: Backend, samples: int, catalog: Catalog | None, probes: Sequence[Probe],
+    study: StudyRun | None = None,
 ) -> RunManifest:
     from stereoprobe.parse import PARSER_VERSION
 
     settings = BackendSettings.from_describe({**backend.describe(), "mode": backend.mode, "samples": samples})
+    info = study.catalog_info if study else _catalog_info(catalog, probes, old.catalog if old else None)
     return RunManifest(
         settings=settings,
-        catalog=_catalog_info(catalog, probes, old.catalog if old else None),
+        catalog=info,
+        study=study.name if study else "fill-in",
         status="running",
         stereoprobe_version=__version__,
         created_at=(old.created_at if old else None) or now_iso(),
@@ -214,7 +242,7 @@ def _finish(store: RunStore, manifest: RunManifest, result: CollectResult, statu
 
     from stereoprobe.store import read_completions
 
-    records = read_completions(store.path) if store.path.exists() else []
+    records = read_completions(store.path, store.record) if store.path.exists() else []
     result.totals = Counter(r.status for r in records)
     finished = now_iso()
     session = {
@@ -295,6 +323,7 @@ def _run(
     result: CollectResult,
     concurrency: int,
     progress: bool,
+    ask: Any = None,
 ) -> None:
     """Ask `todo` on daemon worker threads; only this thread writes to the store.
 
@@ -305,6 +334,7 @@ def _run(
     """
     if not todo:
         return
+    ask = ask or _ask
     from stereoprobe.progress import progress_bar
 
     bar = progress_bar(len(todo), progress)
@@ -338,13 +368,13 @@ def _run(
             except queue.Empty:
                 return
             try:
-                results.put(_ask(backend, probe, sample))
+                results.put(ask(backend, probe, sample))
             except BaseException as exc:  # handed to the main thread
                 results.put(exc)
 
     try:
         # Preflight: the first probe alone, so a wrong key or URL stops the run at once.
-        keep(_ask(backend, *todo[0], preflight=True))
+        keep(ask(backend, *todo[0], preflight=True))
         workers = max(1, min(concurrency, backend.max_concurrency, len(todo) - 1))
         for _ in range(workers if len(todo) > 1 else 0):
             threading.Thread(target=work, daemon=True, name="stereoprobe-ask").start()

@@ -113,6 +113,7 @@ class CatalogInfo:
 class RunManifest:
     settings: BackendSettings
     catalog: CatalogInfo | None = None
+    study: str = "fill-in"  # stereoprobe.studies; manifests written before studies existed read as fill-in
     status: str = "running"
     version: int = VERSION
     stereoprobe_version: str | None = None
@@ -155,9 +156,13 @@ class RunManifest:
             status = data.get("status") or "stopped"
             if status not in STATUSES:
                 raise ValueError(f"status {status!r} is not one of {', '.join(STATUSES)}")
+            study = data.get("study") or "fill-in"
+            if not isinstance(study, str):
+                raise TypeError(f"study must be a string, not {study!r}")
             return cls(
                 settings=settings,
                 catalog=catalog,
+                study=study,
                 status=status,
                 version=int(data.get("version") or 1),
                 stereoprobe_version=data.get("stereoprobe_version"),

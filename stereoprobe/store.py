@@ -1,6 +1,8 @@
 """The run directory: manifest.json and an append-only completions.jsonl.
 
-completions.jsonl is the cache, the log and the resume point at once:
+completions.jsonl is the cache, the log and the resume point at once (for every study:
+the record type is the study's, ``Completion`` for fill-in; any frozen dataclass with
+``from_dict``, ``to_dict`` and ``key``):
 
 - every answer is appended as one JSON line, written with a single ``os.write`` on a
   file opened with O_APPEND, so a process killed with SIGKILL leaves at most a torn last
@@ -22,7 +24,7 @@ import socket
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from stereoprobe.errors import DataError
 from stereoprobe.records import Completion
@@ -36,10 +38,10 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _parse_lines(path: Path) -> tuple[list[Completion], int]:
+def _parse_lines(path: Path, record: type = Completion) -> tuple[list, int]:
     """Records in file order and the byte length of the intact part of the file."""
     data = path.read_bytes()
-    records: list[Completion] = []
+    records: list = []
     good = 0
     pos = 0
     while pos < len(data):
@@ -50,7 +52,7 @@ def _parse_lines(path: Path) -> tuple[list[Completion], int]:
         if line:
             try:
                 obj = json.loads(line)
-                records.append(Completion.from_dict(obj))
+                records.append(record.from_dict(obj))
             except (json.JSONDecodeError, TypeError, KeyError) as exc:
                 lineno = data.count(b"\n", 0, pos) + 1
                 raise DataError(
@@ -70,25 +72,27 @@ def latest_by_key(records: Iterable[Completion]) -> dict[tuple[str, int], Comple
     return out
 
 
-def read_completions(path: str | Path) -> list[Completion]:
+def read_completions(path: str | Path, record: type = Completion) -> list:
     """Read a completions.jsonl (or a run directory holding one): one record per key.
 
-    A torn last line is ignored; for repeated keys the last record wins.
+    A torn last line is ignored; for repeated keys the last record wins. ``record``: the
+    study's record type (``Completion`` for fill-in).
     """
     p = Path(path)
     if p.is_dir():
         p = p / COMPLETIONS
     if not p.is_file():
         raise DataError(f"{p}: no completions file; run `stereoprobe collect --out {p.parent}` first.")
-    records, _ = _parse_lines(p)
+    records, _ = _parse_lines(p, record)
     return list(latest_by_key(records).values())
 
 
 class RunStore:
     """A run directory opened for writing by one collect run."""
 
-    def __init__(self, run_dir: str | Path):
+    def __init__(self, run_dir: str | Path, record: type = Completion):
         self.dir = Path(run_dir)
+        self.record = record  # the study's record type
         self.path = self.dir / COMPLETIONS
         self.manifest_path = self.dir / MANIFEST
         self._fd: int | None = None
@@ -138,7 +142,7 @@ class RunStore:
             ) from None
         existing: dict[tuple[str, int], Completion] = {}
         if self.path.exists():
-            records, good = _parse_lines(self.path)
+            records, good = _parse_lines(self.path, self.record)
             if good < self.path.stat().st_size:  # drop the torn line before appending
                 with self.path.open("r+b") as f:
                     f.truncate(good)
@@ -146,7 +150,7 @@ class RunStore:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         return existing
 
-    def append(self, record: Completion) -> None:
+    def append(self, record: Any) -> None:
         assert self._fd is not None, "RunStore.open() first"
         data = (json.dumps(record.to_dict(), ensure_ascii=False) + "\n").encode("utf-8")
         try:
@@ -165,7 +169,7 @@ class RunStore:
 
     def compact(self) -> int:
         """Rewrite completions.jsonl with one line per key; return lines dropped."""
-        records, _ = _parse_lines(self.path)
+        records, _ = _parse_lines(self.path, self.record)
         latest = latest_by_key(records)
         dropped = len(records) - len(latest)
         if dropped:

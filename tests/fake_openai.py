@@ -112,6 +112,7 @@ class FakeOpenAI:
         self.latency = latency
         self.refuse_marker = refuse_marker
         self.refusal_field = refusal_field  # refuse in message.refusal (content null), as newer models do
+        self.scoring = None  # a fake_scoring.ScoringModel: serve /v1/completions and chat logprobs with it
         self.faults: list[Fault] = []
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
@@ -219,7 +220,14 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             body = None
         message = _user_message(body) if self.path.rstrip("/") == "/v1/chat/completions" else None
+        if fake.scoring is not None and self.path.rstrip("/") == "/v1/completions" and isinstance(body, dict):
+            message = str(body.get("prompt"))
         seen, fault = fake._arrive(self.path, body, message, self.headers.get("x-stainless-retry-count"))
+        if fake.scoring is not None and self.path.rstrip("/") == "/v1/completions" and seen.model in fake.models:
+            time.sleep(fake.latency)
+            seen.outcome = "ok"
+            return self._send(200, json.dumps({"id": f"cmpl-fake{seen.number}", "created": int(time.time()),
+                                               "model": seen.model, **fake.scoring.completion(body)}).encode())
         if self.path.rstrip("/") != "/v1/chat/completions":
             seen.outcome = "404"
             return self._error(404, f"Unknown path {self.path}", "invalid_request_error", "unknown_url")
@@ -242,6 +250,10 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.refuse_marker and fake.refuse_marker in message:
             seen.outcome = "delay" if fault else "refused"
             return self._complete(seen, REFUSAL, REFUSAL if fake.refusal_field else None)
+        if fake.scoring is not None:
+            text, logprobs = fake.scoring.chat(body)
+            seen.outcome = "ok"
+            return self._complete(seen, text, logprobs=logprobs)
         seen.outcome, seen.words = ("delay" if fault else "ok"), answer_words(message)
         self._complete(seen, reply_text(seen.words))
 
@@ -268,7 +280,7 @@ class _Handler(BaseHTTPRequestHandler):
         payload = {"error": {"message": message, "type": kind, "param": None, "code": code}}
         self._send(status, json.dumps(payload).encode(), headers)
 
-    def _complete(self, seen: Seen, text: str, refusal: str | None = None) -> None:
+    def _complete(self, seen: Seen, text: str, refusal: str | None = None, logprobs: dict | None = None) -> None:
         prompt_tokens = len((seen.message or "").split())
         completion_tokens = len(text.split())
         payload = {
@@ -280,7 +292,7 @@ class _Handler(BaseHTTPRequestHandler):
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": None if refusal else text, "refusal": refusal},
-                    "logprobs": None,
+                    "logprobs": logprobs,
                     "finish_reason": "stop",
                 }
             ],

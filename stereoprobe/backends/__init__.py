@@ -113,3 +113,60 @@ def reject_chat_only(options: dict[str, Any]) -> None:
             f"{flags} only {verb} to chat mode; next-word mode (the embedded model, --mode next-word) "
             "ranks the model's own next words. Drop them, or give --model for a chat model."
         )
+
+
+def make_scorer(
+    model: str | None = None,
+    base_url: str | None = None,
+    mode: str | None = None,
+    api_key_env: str | None = None,
+    *,
+    samples: int = 1,
+    temperature: float = 0.0,
+    timeout: float = 60.0,
+    max_retries: int = 4,
+    concurrency: int = 8,
+    workers: int | None = None,
+    model_file: str | None = None,
+) -> Any:
+    """The scorer a study that measures continuation probabilities asks (the jobs study).
+
+    - no model and no base URL: the embedded model, exact (backends/scoring.py);
+    - ``mode="next-word"``: a ``/v1/completions`` endpoint with echoed logprobs, exact;
+    - otherwise chat: the first token's top_logprobs, or with ``samples`` > 1 at a
+      temperature > 0, the shares of sampled replies (backends/scoring_remote.py).
+    """
+    if mode is not None and mode not in MODES:
+        raise DataError(f"Unknown mode {mode!r}: use --mode chat or --mode next-word.")
+    check_base_url(base_url)
+    sampled = samples > 1
+    if model is None and base_url is None:
+        if mode == "chat":
+            raise DataError("The embedded model is a base model and cannot chat; drop --mode chat, "
+                            "or give --model (and --base-url) for a chat model.")
+        if sampled or temperature:
+            raise DataError("--samples and --temperature apply only to chat models without logprobs; the embedded "
+                            "model's probabilities are exact (drop them).")
+        from stereoprobe.backends.scoring import EmbeddedScorer
+
+        return EmbeddedScorer(model_file, workers=workers)
+    if model is None:
+        raise DataError("--base-url needs --model NAME (the model name the endpoint serves).")
+    key = resolve_api_key(base_url, api_key_env)
+    if mode == "next-word":
+        if sampled or temperature:
+            raise DataError("--samples and --temperature apply only to chat mode; --mode next-word reads exact "
+                            "log-probabilities (drop them).")
+        from stereoprobe.backends.scoring_remote import CompletionsScorer
+
+        return CompletionsScorer(model, base_url, key, timeout=timeout, max_retries=max_retries, concurrency=concurrency)
+    if sampled and not temperature:
+        raise DataError("--samples K estimates shares from sampled replies: give a --temperature above 0 "
+                        "(e.g. --temperature 1).")
+    if temperature and not sampled:
+        raise DataError("--temperature applies to the sampled estimate: add --samples K (K > 1), or drop it "
+                        "for the first-token estimate.")
+    from stereoprobe.backends.scoring_remote import ChatScorer
+
+    return ChatScorer(model, base_url, key, estimate="sampled" if sampled else "first-token", temperature=temperature,
+                      timeout=timeout, max_retries=max_retries, concurrency=concurrency)

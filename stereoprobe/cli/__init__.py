@@ -14,7 +14,7 @@ import click
 
 from stereoprobe import __version__
 
-COMMANDS = ("probes", "collect", "reparse", "sentiment", "report", "baseline", "compare")
+COMMANDS = ("probes", "collect", "reparse", "sentiment", "score", "report", "baseline", "compare")
 
 
 class _LazyGroup(click.Group):
@@ -53,17 +53,19 @@ class _LazyGroup(click.Group):
 @click.option("--debug", is_flag=True, help="Show full tracebacks instead of one-line errors.")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
-    """Measure the stereotypes a language model holds about social groups.
+    """Measure the stereotypes language models hold about social groups.
 
     \b
-    The pipeline, after Busker, Choenni & Bargh (2023):
-      stereoprobe probes                 list the 2,292 masked probes
-      stereoprobe collect                ask a model for ten words per probe
+    Two studies (--study): fill-in (default; Busker, Choenni & Bargh 2023) and jobs
+    (Mattern et al. 2022: P(gender | job) against the labour statistics).
+      stereoprobe probes                 list the probes (fill-in: the 2,292 masked probes)
+      stereoprobe collect                ask a model (fill-in: ten words per probe)
       stereoprobe reparse RUN_DIR        parse stored chat replies again (no model asked)
-      stereoprobe sentiment RUN_DIR      map words to NRC sentiment (Table 4)
-      stereoprobe report RUN_DIR         figures and per-group briefings
+      stereoprobe sentiment RUN_DIR      fill-in: map words to NRC sentiment (Table 4)
+      stereoprobe score RUN_DIR          score a run of any study
+      stereoprobe report RUN_DIR         figures and briefings / the study's page
       stereoprobe baseline FILE --out D  people's search-engine completions as a run
-      stereoprobe compare RUN RUN ...    runs side by side, with paired tests
+      stereoprobe compare RUN RUN ...    runs of one study side by side, with paired tests
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug

@@ -47,12 +47,26 @@ def in_range(name: str, kind: str = "float") -> click.ParamType:
     return click.IntRange(low, high) if kind == "int" else click.FloatRange(low, high)
 
 
+def given_options(ctx: click.Context) -> list[str]:
+    """The options set on the command line (not defaults): what a study may refuse."""
+    from click.core import ParameterSource
+
+    return [p.name for p in ctx.command.params
+            if isinstance(p, click.Option) and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE]
+
+
+def study_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--study", default=None, metavar="NAME",
+                        help="fill-in (default: Busker et al.'s probes) or jobs (Mattern et al.'s P(gender | job), "
+                             "debiasing prefixes and story names).")(func)
+
+
 def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The catalog and filter options shared by `probes` and `collect`."""
+    """The catalog and filter options shared by `probes` and `collect` (both studies')."""
     options = [
-        click.option("--catalog", type=click.Path(file_okay=False, path_type=str), default=None,
-                     help="A catalog directory (categories.csv, groups.csv, templates.csv); "
-                          "default: the paper's."),
+        click.option("--catalog", type=click.Path(path_type=str), default=None,
+                     help="fill-in: a catalog directory (categories.csv, groups.csv, templates.csv); "
+                          "jobs: a CSV file of jobs (job, optional female_share). Default: the paper's."),
         click.option("--category", "-c", multiple=True, help="Only this category (repeatable)."),
         click.option("--group", "-g", multiple=True, help="Only this social group (repeatable)."),
         click.option("--format", "fmt", type=click.Choice(["question", "statement"]), default=None,
@@ -60,6 +74,15 @@ def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--templates", default=None, metavar="NAME",
                      help="Template family: paper (default, Busker et al.'s six) or choenni "
                           "(Choenni et al.'s five questions and statement counterparts)."),
+        click.option("--job", multiple=True, help="jobs study: only this job (repeatable)."),
+        click.option("--prompt", multiple=True, metavar="ID",
+                     help="jobs study: only this prompt, 1-4 or a story (once, story, saturday, protagonist, "
+                          "cast); repeatable."),
+        click.option("--setting", multiple=True, type=click.Choice(["without dialogue", "with dialogue"]),
+                     help="jobs study: only this position of the prefix (default both)."),
+        click.option("--debias", default=None, metavar="N",
+                     help="fill-in (chat): Mattern et al.'s debiasing prompt N (1-6) before the instruction. "
+                          "jobs: all (none and 1-6), none (default), or numbers 0-6 with commas."),
     ]
     for option in reversed(options):
         func = option(func)

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import click
 
-from stereoprobe.cli._common import friendly_errors, in_range, probe_filters
+from stereoprobe.cli._common import friendly_errors, given_options, in_range, probe_filters, study_option
 
 
 @click.command("collect")
+@study_option
 @probe_filters
 @click.option("--model", "-m", default=None, help="Model name at the endpoint, e.g. gpt-4o-mini. "
               "Without --model and --base-url: the embedded Gemma 3 270M, offline.")
@@ -27,9 +28,6 @@ from stereoprobe.cli._common import friendly_errors, in_range, probe_filters
 @click.option("--top-p", type=in_range("top_p"), default=1.0, show_default=True)
 @click.option("--instruction", default=None, help="Instruction text for chat mode; {probe} marks where the "
               "probe goes (else it is appended). Stored in the run's manifest.")
-@click.option("--debias", type=in_range("debias", "int"), default=None, metavar="N",
-              help="Put Mattern et al.'s debiasing prompt N (1-6) before the chat instruction "
-                   "(stereoprobe/debias.py); recorded in the manifest.")
 @click.option("--instruction-file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="Read the instruction from a file.")
 @click.option("--concurrency", "-j", type=in_range("concurrency", "int"), default=8, show_default=True,
@@ -54,14 +52,21 @@ from stereoprobe.cli._common import friendly_errors, in_range, probe_filters
               help="With --dry-run: price per million completion tokens.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @friendly_errors
-def command(catalog, category, group, fmt, templates, model, base_url, api_key_env, mode, out, temperature,
-            max_tokens, top_p, instruction, debias, instruction_file, concurrency, workers, phrase_filter, timeout, max_retries,
-            samples, limit, retry_failed, dry_run, price_in, price_out, quiet):
-    """Ask a model for the ten most probable words that fill each probe.
+def command(study, catalog, category, group, fmt, templates, job, prompt, setting, debias, model, base_url, api_key_env,
+            mode, out, temperature, max_tokens, top_p, instruction, instruction_file, concurrency, workers,
+            phrase_filter, timeout, max_retries, samples, limit, retry_failed, dry_run, price_in, price_out, quiet):
+    """Ask a model: the ten words that fill each probe (fill-in), or P(gender | job) (jobs).
 
     With no --model and no --base-url it runs offline on the embedded Gemma 3 270M
-    (next-word mode). Answers go to RUN_DIR/completions.jsonl as they arrive; running
-    the same command again continues where it stopped and asks nothing twice.
+    (fill-in: next-word mode; jobs: exact probabilities). Answers go to
+    RUN_DIR/completions.jsonl as they arrive; running the same command again continues
+    where it stopped and asks nothing twice.
+
+    The jobs study (--study jobs) asks every job of Mattern et al.'s Table 6 (or
+    --catalog FILE.csv) with their four prompts and Marin & Eger's five story prompts;
+    --debias all adds their six prefixes, inside the prompt and before a conversation.
+    Against a chat model it reads the first token's logprobs, or with --samples K
+    --temperature T the shares of K sampled answers.
 
     \b
     Examples:
@@ -72,8 +77,27 @@ def command(catalog, category, group, fmt, templates, model, base_url, api_key_e
       stereoprobe collect --model gpt-4o-mini --dry-run --price-in 0.15 --price-out 0.6
       stereoprobe collect --model gpt-4o-mini --retry-failed
       stereoprobe collect --model gpt-4o-mini --samples 3 --out runs/drift
+      stereoprobe collect --study jobs --debias all       the whole jobs study, embedded model
+      stereoprobe collect --study jobs --model gpt-4o-mini --samples 20 --temperature 1
     """
+    from stereoprobe.studies import get_study
+    from stereoprobe.studies.base import check_flags
+
+    chosen = get_study(study)
+    ctx = click.get_current_context()
+    check_flags(chosen, "collect", [n for n in given_options(ctx) if n != "study"])
+    if chosen.name != "fill-in":
+        options = dict(ctx.params)
+        if dry_run:
+            click.echo(chosen.estimate(options).summary())
+            return
+        result = chosen.collect(options, progress=not quiet)
+        click.echo(result.summary())
+        click.echo(result.next_step())
+        return
     from stereoprobe.api import CollectRequest, run_collect
+
+    debias = _fill_in_debias(debias)
 
     if instruction_file is not None:
         instruction = instruction_file.read_text(encoding="utf-8")
@@ -93,3 +117,21 @@ def command(catalog, category, group, fmt, templates, model, base_url, api_key_e
     result = run_collect(request, progress=not quiet)
     click.echo(result.summary())
     click.echo(result.next_step())
+
+
+def _fill_in_debias(value: str | None) -> int | None:
+    """The fill-in study's --debias: one prefix, 1-6."""
+    from stereoprobe.errors import DataError
+    from stereoprobe.limits import out_of_range
+
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise DataError(f"--debias {value!r}: the fill-in study takes one prefix number, 1-6 "
+                        "(all, none and lists are for --study jobs).") from None
+    problem = out_of_range("debias", number)
+    if problem:
+        raise DataError(problem)
+    return number

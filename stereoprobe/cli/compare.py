@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from stereoprobe.cli._common import friendly_errors
+from stereoprobe.cli._common import friendly_errors, given_options
 
 
 @click.command("compare")
@@ -25,7 +25,10 @@ from stereoprobe.cli._common import friendly_errors
 @click.option("--seed", type=int, default=2023, show_default=True, help="Seed of the resampling plans.")
 @friendly_errors
 def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, seed):
-    """Compare two or more runs: models, prompts, samples, or a model against people.
+    """Compare two or more runs of one study: models, prompts, samples, or a model against people.
+
+    Jobs runs are compared per job: paired differences of P(female), P(male), P(diverse)
+    per prompt, prefix and setting, with intervals over jobs and BH q-values.
 
     Every run is scored with one labeller and aligned on probe ids; each pair gets paired
     differences of negative shares (overall, per category, per group) with intervals,
@@ -37,7 +40,17 @@ def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, se
       stereoprobe compare runs/gpt-4o-mini runs/gemma-3-270m --out comparisons/two-models
       stereoprobe compare runs/gpt-4o-mini runs/people --out comparisons/vs-people
       stereoprobe compare runs/a runs/b --lexicons nrc,vader,afinn --out comparisons/lexicons
+      stereoprobe compare runs/jobs-gemma-3-270m runs/jobs-gpt-4o-mini --out comparisons/jobs
     """
+    from stereoprobe.studies import study_of_runs
+    from stereoprobe.studies.base import check_flags
+
+    study = study_of_runs(runs)
+    check_flags(study, "compare", given_options(click.get_current_context()))
+    if study.name != "fill-in":
+        for line in study.compare(runs, out_dir, {"n_boot": n_boot, "seed": seed}):
+            click.echo(line)
+        return
     from stereoprobe.compare import Settings, compare, write_comparison
 
     result = compare(runs, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms, lexicons=lexicons,

@@ -6,16 +6,18 @@ from pathlib import Path
 
 import click
 
-from stereoprobe.cli._common import friendly_errors, probe_filters
+from stereoprobe.cli._common import friendly_errors, given_options, probe_filters, study_option
 
 
 @click.command("probes")
+@study_option
 @probe_filters
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N probes.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the probes to FILE.csv or FILE.jsonl instead of a table.")
 @friendly_errors
-def command(catalog, category, group, fmt, templates, output):
-    """List the masked probes: every social group in every template of its category.
+def command(study, output, **options):
+    """List the probes: fill-in's masked probes, or the jobs study's prompts.
 
     \b
     Examples:
@@ -25,15 +27,21 @@ def command(catalog, category, group, fmt, templates, output):
       stereoprobe probes --output probes.csv          (or probes.jsonl)
       stereoprobe probes --catalog my_groups/         your own edited catalog
       stereoprobe probes --templates choenni          Choenni et al.'s template family
+      stereoprobe probes --study jobs --job nurse --debias all
+      stereoprobe probes --study jobs --catalog my_jobs.csv
     """
-    from stereoprobe.catalog import load_catalog
-    from stereoprobe.export import probes_table, write_probes
+    from stereoprobe.studies import get_study
+    from stereoprobe.studies.base import check_flags
 
-    probes = load_catalog(catalog, templates).select(category, group, fmt)
+    chosen = get_study(study)
+    check_flags(chosen, "probes", [n for n in given_options(click.get_current_context()) if n != "study"])
+    probes = chosen.list_probes(options)
+    if study in (None, "fill-in") and options.get("limit"):
+        probes = probes[: options["limit"]]
     if output:
-        write_probes(probes, output)
+        chosen.write_probes(probes, output)
         click.echo(f"Wrote {len(probes)} probes to {output}.", err=True)
     else:
-        click.echo(probes_table(probes))
+        click.echo(chosen.probes_table(probes))
         click.echo(f"{len(probes)} probes.", err=True)
-    click.echo("Next: `stereoprobe collect` with the same filters (add --dry-run to count the cost).", err=True)
+    click.echo("Next: `stereoprobe collect` with the same options (add --dry-run to count the cost).", err=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from stereoprobe.cli._common import friendly_errors
+from stereoprobe.cli._common import friendly_errors, given_options
 from stereoprobe.progress import progress_callback
 
 
@@ -24,7 +24,11 @@ from stereoprobe.progress import progress_callback
 @click.option("--workers", type=click.IntRange(1, 64), help="Processes drawing groups (default: one per CPU).")
 @friendly_errors
 def command(run_dir, only, categories, out, figure_set, palette_name, workers):
-    """Draw the paper's figures and write policy briefings for a scored run.
+    """Draw the paper's figures and write policy briefings for a scored run (any study).
+
+    A jobs run (scored with `stereoprobe score`) gets RUN_DIR/report/index.html: the key
+    findings, the scatter of P(female) against the labour statistics per prompt, Mattern
+    et al.'s Tables 3 and 4, the prefixes' effects, independence, story names.
 
     Needs RUN_DIR/sentiment/ from `stereoprobe sentiment RUN_DIR`. Writes
     RUN_DIR/figures/ (Figure 2, Figure 3 per category, category word clouds) and
@@ -39,7 +43,17 @@ def command(run_dir, only, categories, out, figure_set, palette_name, workers):
       stereoprobe report runs/chatgpt --category political --category religion
       stereoprobe report runs/chatgpt --figures all --palette paper
       stereoprobe report runs/chatgpt --out /tmp/report
+      stereoprobe report runs/jobs-gemma-3-270m
     """
+    from stereoprobe.studies import study_of_run
+    from stereoprobe.studies.base import check_flags
+
+    study = study_of_run(run_dir)
+    check_flags(study, "report", given_options(click.get_current_context()))
+    if study.name != "fill-in":
+        for line in study.report(run_dir, {"out": out}):
+            click.echo(line)
+        return
     from stereoprobe.report import build_report
 
     result = build_report(run_dir, out=out, categories=list(categories) or None, only=only, workers=workers,

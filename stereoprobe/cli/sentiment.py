@@ -53,6 +53,13 @@ def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms, ci, b
         raise click.UsageError("Give either RUN_DIR or --input FILE --out DIR.")
     if input_file is not None and out_dir is None:
         raise click.UsageError("--input FILE needs --out DIR (the run directory to write sentiment/ into).")
+    if run_dir is not None and run_dir.is_dir():
+        from stereoprobe.errors import DataError
+        from stereoprobe.studies import study_of_run
+
+        study = study_of_run(run_dir).name
+        if study != "fill-in":
+            raise DataError(f"{run_dir} is a {study} run: sentiment scores fill-in runs; use `stereoprobe score {run_dir}`.")
     result, written = analyse(
         input_file or run_dir, out_dir=out_dir, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms,
         ci=ci, bootstrap=bootstrap, seed=seed,

@@ -1,0 +1,98 @@
+"""Benchmark the jobs study on the embedded model, as a ratio to one evaluation per prompt.
+
+    python bench/bench_jobs.py                 # the full study (--debias all, both settings, stories)
+    python bench/bench_jobs.py --jobs 10       # the first 10 jobs only
+
+Runs, one after the other, each in its own process (so wall time, CPU time and peak
+memory are each its own):
+
+- ``floor``: every probe's text evaluated once (its last token's logits, with the same
+  workers, shared starts and decodes of at most 7 tokens), nothing else: no way of
+  measuring a prompt costs less;
+- ``collect``: ``stereoprobe collect --study jobs --debias all`` into a new directory,
+  as a user runs it (every expression, the continuation trie, story names' word ends,
+  the store, the manifest).
+
+Prints a Markdown table (wall, CPU, peak RSS, ratio to the floor) with the machine's
+1-minute load average before and after each, for docs/jobs.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FLOOR = """
+import sys, time
+from concurrent.futures import ThreadPoolExecutor
+from stereoprobe.backends.scoring import EmbeddedScorer
+from stereoprobe.studies.jobs.catalog import load_jobs_catalog
+cat = load_jobs_catalog()
+jobs = [j.job for j in cat.jobs][: int(sys.argv[1]) or None]
+probes = cat.select(jobs=jobs, debias=range(7))
+scorer = EmbeddedScorer(workers=2)
+scorer._load()
+def one(p):
+    if p.kind == "gender":
+        first = next(c for _, c in p.expressions if len(scorer.tokenize(p.text + c)) == len(scorer.tokenize(p.text)) + 1)
+        scorer.logprobs(p.text, [first], shared=p.shared)
+    else:
+        scorer.next_tokens(p.text, 10, shared=p.shared)
+with ThreadPoolExecutor(2) as pool:
+    list(pool.map(one, probes))
+print(len(probes))
+"""
+
+
+def load() -> float:
+    return os.getloadavg()[0]
+
+
+def timed(argv: list[str]) -> dict[str, float]:
+    before_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start_load, start = load(), time.perf_counter()
+    out = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
+    if out.returncode != 0:
+        sys.exit(out.stderr)
+    wall = time.perf_counter() - start
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (usage.ru_utime - before_usage.ru_utime) + (usage.ru_stime - before_usage.ru_stime)
+    return {"wall": wall, "cpu": cpu, "rss_mb": usage.ru_maxrss / 1024, "load_before": start_load,
+            "load_after": load(), "output": out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--jobs", type=int, default=0, help="only the first N jobs (0: all 40)")
+    args = parser.parse_args()
+    python = sys.executable
+    floor = timed([python, "-c", FLOOR, str(args.jobs)])
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = [python, "-m", "stereoprobe", "collect", "--study", "jobs", "--debias", "all", "--out", f"{tmp}/run", "-q"]
+        if args.jobs:
+            from stereoprobe.studies.jobs.catalog import load_jobs_catalog
+
+            for job in [j.job for j in load_jobs_catalog().jobs][: args.jobs]:
+                argv += ["--job", job]
+        full = timed(argv)
+    print(f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+          f"probes: {floor['output']}; peak RSS is ru_maxrss of the largest child so far\n")
+    print("| run | wall | CPU | peak RSS | wall / floor | CPU / floor | load before, after |")
+    print("|---|---|---|---|---|---|---|")
+    for name, r in (("floor: each prompt evaluated once", floor), ("collect --study jobs --debias all", full)):
+        print(f"| {name} | {r['wall']:.0f} s | {r['cpu']:.0f} s | {r['rss_mb']:.0f} MB | "
+              f"{r['wall'] / floor['wall']:.2f} | {r['cpu'] / floor['cpu']:.2f} | "
+              f"{r['load_before']:.1f}, {r['load_after']:.1f} |")
+
+
+if __name__ == "__main__":
+    main()

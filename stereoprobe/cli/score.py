@@ -1,0 +1,48 @@
+"""`stereoprobe score RUN_DIR`: score a run of any study (fill-in: what `sentiment` does)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from stereoprobe.cli._common import friendly_errors, given_options
+
+
+@click.command("score")
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--ci", "ci", type=float, default=0.95, show_default=True, help="Level of every confidence interval.")
+@click.option("--bootstrap", "n_boot", type=int, default=2000, show_default=True,
+              help="Bootstrap replicates (at least 100).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the bootstrap and permutations: the same run and options give the same numbers.")
+@click.option("--lexicon", type=str, default=None, help="fill-in only: as `stereoprobe sentiment --lexicon`.")
+@click.option("--overrides", type=click.Path(dir_okay=False, path_type=Path), help="fill-in only: as `sentiment`.")
+@click.option("--no-synonyms", is_flag=True, help="fill-in only: as `sentiment`.")
+@friendly_errors
+def command(run_dir, **options):
+    """Score a run, whatever its study (read from RUN_DIR/manifest.json).
+
+    A fill-in run gets RUN_DIR/sentiment/, exactly as `stereoprobe sentiment RUN_DIR`
+    writes it. A jobs run gets RUN_DIR/jobs/: P(male), P(female), P(diverse) per job,
+    prompt, prefix and setting (eq. 1-2 of Mattern et al.), the means of women- and
+    men-dominated jobs with bootstrap intervals over jobs (their Tables 3 and 4),
+    Spearman and Pearson correlations with the labour statistics per prompt, the
+    prefixes' effects as paired differences with BH q-values, the independence criterion
+    (NMI with a permutation null), and the story names' genders (docs/jobs.md).
+
+    \b
+    Examples:
+      stereoprobe score runs/jobs-gemma-3-270m
+      stereoprobe score runs/gemma-3-270m                 (fill-in: = stereoprobe sentiment)
+      stereoprobe score runs/jobs-gpt-4o-mini --bootstrap 5000 --seed 1
+    """
+    from stereoprobe.studies import study_of_run
+    from stereoprobe.studies.base import check_flags
+
+    study = study_of_run(run_dir)
+    check_flags(study, "score", given_options(click.get_current_context()))
+    result, written = study.score(run_dir, options)
+    click.echo(study.summary(result))
+    click.echo(f"Wrote {written}/", err=True)
+    click.echo(f"Next: `stereoprobe report {run_dir}`.")

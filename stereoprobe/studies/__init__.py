@@ -1,0 +1,67 @@
+"""The studies stereoprobe runs, one folder each (studies/base.py describes the interface).
+
+- ``fill-in`` (``studies/fillin/``): Busker et al.'s masked probes, NRC sentiment of the
+  words a model puts in the blank (the default study, and every run made before studies
+  existed);
+- ``jobs`` (``studies/jobs/``): Mattern et al.'s P(gender | job) against the US labour
+  statistics, their debiasing prefixes, and Marin & Eger's story names.
+
+A fourth study is a new folder with a ``Study`` subclass, registered in ``STUDIES``.
+
+>>> get_study("jobs").name
+'jobs'
+>>> get_study("coreference")
+Traceback (most recent call last):
+stereoprobe.errors.DataError: Unknown study 'coreference': choose fill-in or jobs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from stereoprobe.errors import DataError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from stereoprobe.studies.base import Study
+
+DEFAULT = "fill-in"
+#: name -> (module, class). Modules are imported only when their study is used.
+STUDIES = {
+    "fill-in": ("stereoprobe.studies.fillin", "FillInStudy"),
+    "jobs": ("stereoprobe.studies.jobs", "JobsStudy"),
+}
+
+
+def names() -> list[str]:
+    return list(STUDIES)
+
+
+def get_study(name: str | None) -> "Study":
+    """The study called ``name`` (None: the default, fill-in); an unknown name is a DataError."""
+    name = name or DEFAULT
+    if name not in STUDIES:
+        raise DataError(f"Unknown study {name!r}: choose {' or '.join(STUDIES)}.")
+    module, cls = STUDIES[name]
+    return getattr(importlib.import_module(module), cls)()
+
+
+def study_of_run(run_dir) -> "Study":
+    """The study a run directory belongs to, from its manifest (no manifest, or one written
+    before studies existed: fill-in)."""
+    from stereoprobe.manifest import read_manifest
+
+    manifest = read_manifest(run_dir)
+    return get_study(manifest.study if manifest is not None else DEFAULT)
+
+
+def study_of_runs(run_dirs) -> "Study":
+    """The one study of several runs; runs of different studies are refused in one line."""
+    from pathlib import Path
+
+    found = {str(r): study_of_run(r).name if Path(r).is_dir() else DEFAULT for r in run_dirs}
+    kinds = sorted(set(found.values()))
+    if len(kinds) > 1:
+        listed = ", ".join(f"{r} ({k})" for r, k in found.items())
+        raise DataError(f"These runs belong to different studies ({listed}); compare runs of one study.")
+    return get_study(kinds[0] if kinds else DEFAULT)

@@ -1,0 +1,88 @@
+"""What a study is: the small interface every study folder implements.
+
+A study is one question asked of a model, as in inspect_evals (dataset, solver,
+scorer). Each lives in its own folder under ``stereoprobe/studies/``:
+
+- its data (CSV files, quoted and cited) and how they are read into probes;
+- how a probe is asked of a backend, and what an answer is (a typed record, checked
+  when read back from ``completions.jsonl``);
+- how answers are scored into tables, its report page, and how two runs compare.
+
+What every study shares lives outside the folders: the CSV reading and validation
+rules (``catalog.py``), the backends, ``collect`` (workers, resume, Ctrl-C), the store
+(lock, append-only records, faults), the manifest (which records the study), the
+statistics package, the page shell (``report/briefing.py``) and the palette.
+
+The CLI finds a study by name (``stereoprobe.studies.get_study``) and calls these
+methods; a flag the study does not list in ``flags`` is refused in one line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar, Mapping, Sequence
+
+
+class Study:
+    """The interface; subclasses fill in the class attributes and the methods."""
+
+    name: ClassVar[str]  # as on the command line and in manifest.json: "fill-in", "jobs"
+    title: ClassVar[str]  # one line for `stereoprobe --help` and pages
+    #: The answer record stored in completions.jsonl (a frozen dataclass with
+    #: ``from_dict``, ``to_dict``, ``key`` and ``status``).
+    record: ClassVar[type]
+    #: The options of each command this study understands; any other option given on
+    #: the command line is refused (``check_flags``).
+    flags: ClassVar[Mapping[str, frozenset[str]]]
+
+    def list_probes(self, options: Mapping[str, Any]) -> list[Any]:
+        """The probes `stereoprobe probes --study NAME` lists (and collect would ask)."""
+        raise NotImplementedError
+
+    def probes_table(self, probes: Sequence[Any]) -> str:
+        raise NotImplementedError
+
+    def write_probes(self, probes: Sequence[Any], path: Path) -> None:
+        raise NotImplementedError
+
+    def collect(self, options: Mapping[str, Any], progress: bool = True) -> Any:
+        """Ask the model; returns a collect.CollectResult."""
+        raise NotImplementedError
+
+    def estimate(self, options: Mapping[str, Any]) -> Any:
+        """What collect would ask (--dry-run); an estimate.Estimate."""
+        raise NotImplementedError
+
+    def score(self, run_dir: Path, options: Mapping[str, Any]) -> tuple[Any, Path]:
+        """Score a run: (result, the folder written)."""
+        raise NotImplementedError
+
+    def summary(self, result: Any) -> str:
+        """A few lines for the terminal about a scoring result."""
+        raise NotImplementedError
+
+    def report(self, run_dir: Path, options: Mapping[str, Any]) -> list[str]:
+        """Write the run's pages; lines to print."""
+        raise NotImplementedError
+
+    def compare(self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]) -> list[str]:
+        """Compare runs of this study into ``out``; lines to print."""
+        raise NotImplementedError
+
+
+def check_flags(study: Study, command: str, given: Sequence[str]) -> None:
+    """Refuse, in one line, an option of ``command`` that ``study`` does not use.
+
+    ``given``: the option names (click's parameter names) set on the command line.
+    """
+    from stereoprobe.errors import DataError
+
+    allowed = study.flags.get(command, frozenset())
+    wrong = [name for name in given if name not in allowed]
+    if wrong:
+        flags = ", ".join("--" + n.replace("_", "-") for n in wrong)
+        verb = "does" if len(wrong) == 1 else "do"
+        raise DataError(
+            f"{flags} {verb} not apply to the {study.name} study; drop {'it' if len(wrong) == 1 else 'them'} "
+            f"(`stereoprobe {command} --help` says which options each study takes)."
+        )

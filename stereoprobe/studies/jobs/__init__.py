@@ -1,0 +1,146 @@
+"""The jobs study: who does the model think does the job?
+
+Mattern et al. (2022, seed 003): P(male / female / diverse | job) from the probabilities a
+model gives gender expressions after four task prompts (eq. 1-2), for the 40 occupations
+of their Table 6 with the 2021 US labour statistics beside them; their six debiasing
+prefixes, inside the task prompt and before a short conversation. Marin & Eger (2024,
+seed 000): the gender of the name the model gives the character of five story prompts.
+
+The folder: ``data/`` (the CSV files), ``catalog.py`` (data -> probes), ``records.py``
+(``JobProbe``, ``JobAnswer``), ``ask.py`` (a probe asked of a scorer -> a record),
+``measure.py`` (eq. 1-2 and the chat estimates), ``names.py`` (name -> gender),
+``stats.py`` (bootstrap over jobs, correlations, paired differences, NMI),
+``score.py`` (the tables of ``RUN_DIR/jobs/``), ``figures.py`` and ``page.py`` (the
+report), ``compare.py`` (two runs, paired per job).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from stereoprobe.studies.base import Study
+from stereoprobe.studies.jobs.records import SETTINGS, JobAnswer
+
+_SELECT = {"catalog", "job", "prompt", "debias", "setting", "limit"}
+_COLLECT = {"model", "base_url", "api_key_env", "mode", "out", "temperature", "concurrency", "workers", "timeout",
+            "max_retries", "samples", "retry_failed", "dry_run", "quiet"}
+
+
+class JobsStudy(Study):
+    name = "jobs"
+    title = "Jobs: P(gender | job) against the labour statistics, debiasing prefixes, story names (Mattern et al.)"
+    record = JobAnswer
+    flags = {
+        "probes": frozenset(_SELECT | {"output"}),
+        "collect": frozenset(_SELECT | _COLLECT),
+        "score": frozenset({"ci", "n_boot", "seed"}),
+        "report": frozenset({"out"}),
+        "compare": frozenset({"out_dir", "n_boot", "seed"}),
+    }
+
+    # -- probes -----------------------------------------------------------------------
+    def list_probes(self, options: Mapping[str, Any]) -> list[Any]:
+        from stereoprobe.errors import DataError
+        from stereoprobe.studies.jobs.catalog import load_jobs_catalog, parse_debias
+
+        catalog = load_jobs_catalog(options.get("catalog"))
+        settings = tuple(options.get("setting") or SETTINGS)
+        bad = [s for s in settings if s not in SETTINGS]
+        if bad:
+            raise DataError(f"Unknown --setting {bad[0]!r}: choose {' or '.join(SETTINGS)}.")
+        probes = catalog.select(jobs=options.get("job") or (), prompts=options.get("prompt") or (),
+                                debias=parse_debias(options.get("debias")), settings=settings)
+        if not probes:
+            raise DataError("No probes match the --job, --prompt and --setting given.")
+        limit = options.get("limit")
+        return probes[:limit] if limit else probes
+
+    def probes_table(self, probes: Sequence[Any]) -> str:
+        rows = [f"{p.probe_id}  {p.job:<26} {p.prompt:<11} {p.debias}  {p.setting:<16} {p.text.splitlines()[-1]}"
+                for p in probes]
+        return "\n".join(["probe_id      job                        prompt   prefix setting          text", *rows])
+
+    def write_probes(self, probes: Sequence[Any], path: Path) -> None:
+        import csv
+        import json
+
+        path = Path(path)
+        rows = [{**p.to_dict(), "shared": json.dumps(p.shared), "expressions": json.dumps(p.expressions)} for p in probes]
+        if path.suffix == ".jsonl":
+            path.write_text("".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in probes), encoding="utf-8")
+            return
+        with path.open("w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+
+    # -- collect ----------------------------------------------------------------------
+    def _scorer(self, options: Mapping[str, Any]) -> Any:
+        from stereoprobe.backends import make_scorer
+
+        return make_scorer(options.get("model"), options.get("base_url"), options.get("mode"),
+                           options.get("api_key_env"), samples=options.get("samples") or 1,
+                           temperature=options.get("temperature") or 0.0, timeout=options.get("timeout") or 60.0,
+                           max_retries=options.get("max_retries", 4), concurrency=options.get("concurrency") or 8,
+                           workers=options.get("workers"), model_file=options.get("model_file"))
+
+    def run_dir(self, options: Mapping[str, Any]) -> Path:
+        from stereoprobe.backends import EMBEDDED_MODEL
+        from stereoprobe.collect import slug
+
+        if options.get("out") is not None:
+            return Path(options["out"])
+        return Path("runs") / f"jobs-{slug(options.get('model') or EMBEDDED_MODEL)}"
+
+    def collect(self, options: Mapping[str, Any], progress: bool = True) -> Any:
+        from stereoprobe.collect import StudyRun, collect
+        from stereoprobe.studies.jobs.ask import JobsBackend, ask
+        from stereoprobe.studies.jobs.catalog import load_jobs_catalog
+
+        probes = self.list_probes(options)  # bad input is refused before any model loads
+        catalog = load_jobs_catalog(options.get("catalog"))
+        backend = JobsBackend(self._scorer(options))
+        try:
+            return collect(probes, backend, self.run_dir(options), samples=options.get("samples") or 1,
+                           retry_failed=bool(options.get("retry_failed")), concurrency=backend.max_concurrency,
+                           progress=progress,
+                           study=StudyRun(self.name, JobAnswer, ask, catalog.info()))
+        finally:
+            backend.close()
+
+    def estimate(self, options: Mapping[str, Any]) -> Any:
+        from stereoprobe.estimate import estimate
+
+        probes = self.list_probes(options)
+        samples = options.get("samples") or 1
+        local = options.get("model") is None and options.get("base_url") is None
+        per_probe = [1 if local or options.get("mode") != "next-word" else max(1, len(p.expressions)) for p in probes]
+        return estimate([p.text for p in probes], samples, 5, options.get("price_in"), options.get("price_out"),
+                        words_tokens=5, requests_per_prompt=max(1, round(sum(per_probe) / len(per_probe))))
+
+    # -- score, report, compare -----------------------------------------------------------
+    def score(self, run_dir: Path, options: Mapping[str, Any]) -> tuple[Any, Path]:
+        from stereoprobe.studies.jobs.score import score, write_scores
+
+        result = score(run_dir, level=options.get("ci", 0.95), n_boot=options.get("n_boot", 2000),
+                       seed=options.get("seed", 0))
+        return result, write_scores(result, Path(run_dir) / "jobs")
+
+    def summary(self, result: Any) -> str:
+        from stereoprobe.studies.jobs.score import summary
+
+        return summary(result)
+
+    def report(self, run_dir: Path, options: Mapping[str, Any]) -> list[str]:
+        from stereoprobe.studies.jobs.page import build_page
+
+        written = build_page(run_dir, out=options.get("out"))
+        return [f"Wrote {written}; open it in a browser."]
+
+    def compare(self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]) -> list[str]:
+        from stereoprobe.studies.jobs.compare import compare_runs, write_comparison
+
+        result = compare_runs(runs, n_boot=options.get("n_boot", 2000), seed=options.get("seed", 2023))
+        written = write_comparison(result, out)
+        return [result.summary(), f"Wrote {written}/ (open {written / 'index.html'})"]

@@ -1,0 +1,126 @@
+"""The jobs study's statistics on synthetic jobs with a known truth (fixed seeds).
+
+Each piece gets a null case (nothing there: almost nothing may be flagged) and a real
+effect (it must be found), and the intervals' coverage is checked from below and above.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from stereoprobe.stats.correlation import correlation, correlation_difference
+from stereoprobe.studies.jobs.stats import group_means, independence, paired_differences
+
+
+def bivariate(rng, rho: float, n: int):
+    cov = [[1, rho], [rho, 1]]
+    return rng.multivariate_normal([0, 0], cov, size=n).T
+
+
+@pytest.mark.parametrize("method", ["spearman", "pearson"])
+def test_correlation_intervals_cover_the_true_value(method):
+    rng = np.random.default_rng(1)
+    rho = 0.7
+    truth = rho if method == "pearson" else 6 / math.pi * math.asin(rho / 2)  # Spearman of a bivariate normal
+    hits, widths = 0, []
+    for _ in range(400):
+        x, y = bivariate(rng, rho, 40)
+        c = correlation(x, y, method)
+        hits += c.low <= truth <= c.high
+        widths.append(c.high - c.low)
+    assert 0.92 <= hits / 400 <= 0.98  # nominal 0.95: neither too narrow nor too wide
+    assert 0.25 < np.mean(widths) < 0.45
+
+
+def test_correlation_null_and_a_real_correlation():
+    rng = np.random.default_rng(2)
+    false = sum(correlation(*bivariate(rng, 0.0, 40)).p < 0.05 for _ in range(400))
+    assert false / 400 <= 0.08
+    x, y = bivariate(rng, 0.6, 40)
+    assert correlation(x, y).p < 0.001 and correlation(x, y).low > 0.2
+
+
+def test_correlation_worked_example():
+    # ranks differ by -1, 1, -1, 1, 0: rho = 1 - 6 * 4 / (5 * 24) = 0.8
+    c = correlation([1, 2, 3, 4, 5], [2, 1, 4, 3, 5], "spearman")
+    assert c.r == pytest.approx(0.8) and c.n == 5 and c.low < 0.8 < c.high
+    c = correlation([1, 2, 3, 4, 5, float("nan")], [5, 4, 3, 2, 1, 7], "pearson")
+    assert c.r == pytest.approx(-1.0) and c.n == 5
+
+
+def test_explicit_vs_implicit_difference_of_correlations():
+    rng = np.random.default_rng(3)
+    share = rng.uniform(0, 100, 40)
+    implicit = share + rng.normal(0, 15, 40)  # follows the share closely
+    explicit = share + rng.normal(0, 80, 40)  # barely
+    d, low, high = correlation_difference(explicit, share, implicit, share, seed=0)
+    assert d < 0 and high < 0  # found: explicit is the weaker one
+    d, low, high = correlation_difference(implicit, share, implicit + rng.normal(0, 1, 40), share, seed=0)
+    assert low < 0 < high  # the same thing twice: no difference
+
+
+def test_group_means_cover_the_true_mean_and_are_not_too_wide():
+    rng = np.random.default_rng(4)
+    hits = 0
+    for _ in range(300):
+        values = rng.beta(6, 4, size=(20, 1))  # true mean 0.6
+        m = group_means(values, [f"job{i}" for i in range(20)], 500, int(rng.integers(1 << 30)), 0.95)
+        hits += m["low"][0] <= 60 <= m["high"][0]
+    assert 0.91 <= hits / 300 <= 0.985
+
+
+def test_paired_differences_null_and_real_effect():
+    from stereoprobe.stats import bh
+
+    rng = np.random.default_rng(5)
+    jobs = [f"job{i}" for i in range(20)]
+    base = rng.uniform(0.1, 0.9, size=(20, 3))
+    ps = []
+    for k in range(60):  # nothing changes but noise
+        r = paired_differences(base + rng.normal(0, 0.05, base.shape), base, jobs, 500, k, 0.95)
+        ps.extend(r["p"])
+    assert np.mean(bh(np.array(ps)) < 0.05) <= 0.05
+    moved = base.copy()
+    moved[:, 2] += 0.3  # the prefix moves P(diverse) by 30 points
+    r = paired_differences(moved + rng.normal(0, 0.05, base.shape), base, jobs, 500, 0, 0.95)
+    assert r["difference"][2] == pytest.approx(30, abs=3) and r["low"][2] > 20 and r["p"][2] < 1e-6
+
+
+def _rows(rng, n_jobs: int, prompts: int, dependent: bool):
+    jobs, strata, probs = [], [], []
+    lean = rng.uniform(0.05, 0.95, n_jobs)  # a job's own P(female), the same under every prompt
+    for prompt in range(prompts):
+        for j in range(n_jobs):
+            f = lean[j] if dependent else rng.uniform(0.05, 0.95)
+            noise = rng.uniform(-0.03, 0.03)
+            f = min(max(f + noise, 0.01), 0.97)
+            jobs.append(f"job{j}")
+            strata.append(prompt)
+            probs.append([1 - f - 0.02, f, 0.02])
+    return jobs, strata, np.array(probs)
+
+
+def test_independence_null_is_not_flagged_and_dependence_is():
+    rng = np.random.default_rng(6)
+    pvalues = [independence(*_rows(rng, 40, 3, False), n_perm=199, seed=k)[2] for k in range(40)]
+    assert np.mean(np.array(pvalues) < 0.05) <= 0.125  # ~5% expected
+    nmi, null, p = independence(*_rows(rng, 40, 3, True), n_perm=199, seed=0)
+    assert p <= 0.01 and nmi > 3 * null
+
+
+def test_independence_needs_two_prompts():
+    rng = np.random.default_rng(7)
+    nmi, null, p = independence(*_rows(rng, 10, 1, True), n_perm=99, seed=0)
+    assert nmi > 0 and math.isnan(p) and math.isnan(null)
+
+
+def test_nmi_worked_numbers():
+    from stereoprobe.stats.criteria import nmi
+
+    # docs/statistics.md's worked values (seed 001's criterion)
+    assert nmi(np.array([[30, 0], [0, 30]])) == pytest.approx(1.0)
+    assert nmi(np.array([[27, 3], [3, 27]])) == pytest.approx(0.5310, abs=1e-4)
+    assert nmi(np.array([[15, 15], [15, 15]])) == pytest.approx(0.0)
