@@ -1,0 +1,1 @@
+"""The studies stereoprobe runs, one package each."""
