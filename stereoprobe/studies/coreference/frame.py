@@ -57,9 +57,9 @@ def triple_table(frame: Any, pronouns: Sequence[str] = ("he", "she", "they")) ->
 
     keys = ["cluster", "template", "profession_a", "profession_b"]
     out = frame.drop_duplicates("triple_id").set_index("triple_id")[keys]
+    wide = frame.pivot(index="triple_id", columns="pronoun", values="answer")  # one answer per probe
     for p in pronouns:
-        mine = frame[frame["pronoun"] == p].set_index("triple_id")["answer"]
-        out[f"answer_{p}"] = mine.reindex(out.index)
+        out[f"answer_{p}"] = wide[p].reindex(out.index) if p in wide.columns else None
     answers = out[[f"answer_{p}" for p in pronouns]]
     out["complete"] = answers.notna().all(axis=1)
     out["inconsistent"] = out["complete"] & answers.ne(answers.iloc[:, 0], axis=0).any(axis=1)

@@ -64,34 +64,43 @@ def _sums(plan: Plan, clusters: Any, values: Any, keys: Any, n_keys: int) -> Any
     return np.bincount(flat, weights=np.asarray(values, dtype=np.float64), minlength=g * n_keys).reshape(g, n_keys)
 
 
-def replicates(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, n_keys: int) -> tuple[Any, Any, Any, Any]:
-    """(estimates %, replicates % (B x keys), numerator and denominator sums per cluster)."""
+def replicates(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, n_keys: int,
+               total: bool = False) -> tuple[Any, Any, Any, Any]:
+    """(estimates %, replicates % (B x keys), numerator and denominator sums per cluster).
+
+    ``total``: add a last key summing all the others (an "Overall" rate).
+    """
     import numpy as np
 
     from stereoprobe.stats import replicate_ratio
 
     mnum, mden = _sums(plan, clusters, num, keys, n_keys), _sums(plan, clusters, den, keys, n_keys)
+    if total:
+        mnum, mden = np.column_stack([mnum, mnum.sum(1)]), np.column_stack([mden, mden.sum(1)])
     tot_num, tot_den = mnum.sum(0), mden.sum(0)
     with np.errstate(invalid="ignore", divide="ignore"):
         est = np.where(tot_den > 0, 100 * tot_num / np.where(tot_den > 0, tot_den, 1), np.nan)
     return est, 100 * replicate_ratio(plan.weights, mnum, mden), mnum, mden
 
 
-def rate_table(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, names: Sequence[Any]) -> Any:
+def rate_table(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, names: Sequence[Any],
+               total: str | None = None) -> Any:
     """Per key (``keys`` holds indices into ``names``): n, k, pct and its interval.
 
-    ``n`` is the denominator's total (answers or triples), ``k`` the numerator's.
+    ``n`` is the denominator's total (answers or triples), ``k`` the numerator's;
+    ``total``: the name of an added last row over all keys.
     """
     import numpy as np
     import pandas as pd
 
     from stereoprobe.stats import share_interval
 
-    est, reps, mnum, mden = replicates(plan, clusters, num, den, keys, len(names))
+    est, reps, mnum, mden = replicates(plan, clusters, num, den, keys, len(names), total is not None)
     g = (mden > 0).sum(0)
     low, high = share_interval(est, reps, g, mden.sum(0), level=plan.level)
+    index = list(names) + ([total] if total is not None else [])
     out = pd.DataFrame({"n": mden.sum(0), "k": mnum.sum(0), "pct": est, "low": low, "high": high},
-                       index=pd.Index(list(names)))
+                       index=pd.Index(index))
     out[["n", "k"]] = out[["n", "k"]].round().astype(np.int64)
     return out
 

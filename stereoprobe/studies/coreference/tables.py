@@ -26,13 +26,10 @@ METRICS = ("incorrect", "inconsistent", "binary_inconsistent")
 
 
 def _by_template(plan: Plan, clusters: Any, num: Any, den: Any, templates: Any, order: Sequence[str]) -> Any:
-    import numpy as np
     import pandas as pd
 
     codes = pd.Index(list(order)).get_indexer(templates)
-    per = rate_table(plan, clusters, num, den, codes, list(order))
-    overall = rate_table(plan, clusters, num, den, np.zeros(len(codes), dtype=np.int64), [OVERALL])
-    return pd.concat([per, overall])
+    return rate_table(plan, clusters, num, den, codes, list(order), total=OVERALL)
 
 
 def table3(frame: Any, plan: Plan, order: Sequence[str] | None = None) -> Any:
@@ -55,7 +52,7 @@ def table3(frame: Any, plan: Plan, order: Sequence[str] | None = None) -> Any:
     }
     out = pd.concat({m: parts[m] for m in METRICS}, axis=1)
     out.columns = [f"{m}_{c}" for m, c in out.columns]
-    counts = frame.groupby("template").agg(refused=("refused", "sum"), unknown=("answer", lambda s: (s == "U").sum()))
+    counts = frame.assign(unknown=frame["answer"] == "U").groupby("template")[["refused", "unknown"]].sum()
     counts.loc[OVERALL] = counts.sum()
     out = out.join(counts.reindex(out.index).fillna(0).astype(int))
     out.index.name = "template"
