@@ -1,0 +1,72 @@
+"""Probes and their answers as one table, and the pronoun triples built from it.
+
+:func:`answer_frame` gives one row per answered probe: the probe's fields, ``answer``
+(A, B or U), ``refused``, ``correct`` (the answer is the expected one: U and refusals are
+incorrect, as in 000), and Sterlie et al.'s classes ``truth`` and ``said``
+(:func:`stereoprobe.studies.coreference.criteria.add_classes`). Probes without an
+answer (failed requests) are simply absent: every share counts answers.
+
+:func:`triple_table` gives one row per template and ordered pair with each pronoun's
+answer; a triple is *inconsistent* when its three answers are not all the same (U is an
+answer like A and B: three U are consistent, as in the authors' code), *binary
+inconsistent* when he and she differ. Only complete triples (binary: he and she both
+answered) count.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from stereoprobe.errors import DataError
+from stereoprobe.studies.coreference.answers import ANSWERS, CorefAnswer
+from stereoprobe.studies.coreference.probes import CorefProbe
+
+PROBE_COLUMNS = ["probe_id", "triple_id", "cluster", "template", "profession_a", "profession_b", "gender_a",
+                 "gender_b", "pronoun", "expected", "referent", "stereotype"]
+BINARY = ("he", "she")
+
+
+def answer_frame(probes: Iterable[CorefProbe], answers: Iterable[CorefAnswer]) -> Any:
+    """One row per answered probe (probe order). One answer per probe; an answer to an
+    unknown probe or a second answer to one probe is a DataError."""
+    import pandas as pd
+
+    from stereoprobe.studies.coreference.criteria import add_classes
+
+    probes = list(probes)
+    known = {p.probe_id for p in probes}
+    got: dict[str, CorefAnswer] = {}
+    for a in answers:
+        if a.probe_id not in known:
+            raise DataError(f"answer for unknown probe {a.probe_id}; score a run against the probes it was asked.")
+        if a.probe_id in got:
+            raise DataError(f"probe {a.probe_id} has two answers; the coreference metrics take one per probe.")
+        if a.answer not in ANSWERS:
+            raise DataError(f"probe {a.probe_id}: answer {a.answer!r} is not A, B or U; reparse the run.")
+        got[a.probe_id] = a
+    rows = [{**{c: getattr(p, c) for c in PROBE_COLUMNS}, "answer": got[p.probe_id].answer,
+             "refused": got[p.probe_id].refused} for p in probes if p.probe_id in got]
+    frame = pd.DataFrame(rows, columns=PROBE_COLUMNS + ["answer", "refused"])
+    frame["correct"] = frame["answer"] == frame["expected"]
+    return add_classes(frame)
+
+
+def triple_table(frame: Any, pronouns: Sequence[str] = ("he", "she", "they")) -> Any:
+    """One row per triple: its keys, ``answer_<pronoun>``, complete / inconsistent and the binary pair's."""
+    import pandas as pd
+
+    keys = ["cluster", "template", "profession_a", "profession_b"]
+    out = frame.drop_duplicates("triple_id").set_index("triple_id")[keys]
+    wide = frame.pivot(index="triple_id", columns="pronoun", values="answer")  # one answer per probe
+    for p in pronouns:
+        out[f"answer_{p}"] = wide[p].reindex(out.index) if p in wide.columns else None
+    answers = out[[f"answer_{p}" for p in pronouns]]
+    out["complete"] = answers.notna().all(axis=1)
+    out["inconsistent"] = out["complete"] & answers.ne(answers.iloc[:, 0], axis=0).any(axis=1)
+    if all(p in pronouns for p in BINARY):
+        he, she = out["answer_he"], out["answer_she"]
+        out["binary_complete"] = he.notna() & she.notna()
+        out["binary_inconsistent"] = out["binary_complete"] & (he != she)
+    else:
+        out["binary_complete"] = out["binary_inconsistent"] = pd.Series(False, index=out.index)
+    return out.reset_index()

@@ -1,0 +1,103 @@
+"""Synthetic coreference answers with a known truth, for the statistics tests.
+
+A design is :func:`design`: ``k`` women- and ``k`` men-dominated jobs of seed 003's
+Table 6, every pair in both roles, with the seven templates and three pronouns (so
+each triple holds one he- and one she-prompt, exactly one of them anti-stereotypical).
+
+:func:`simulate` answers it. Each profession pair (cluster) draws a difficulty ``q``
+from Beta(a, b) with mean ``hard``; each triple of that pair is *hard* with probability
+``q`` (then each of its answers is wrong with probability 1/2) or easy (each answer wrong
+with probability ``easy``). Whether a triple is hard does not depend on the pronoun, so
+without bias nothing differs between pronouns; answers of a pair and of a triple are
+correlated, as a model's are. With ``bias`` > 0, an anti-stereotypical answer is also
+made wrong (the job the pronoun fits) with probability ``bias``, on top.
+
+:func:`truth` gives what the rates are in expectation (the estimands) for such a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from stereoprobe.studies.coreference.answers import CorefAnswer
+from stereoprobe.studies.coreference.frame import answer_frame
+from stereoprobe.studies.coreference.pairs import jobs_pairs, load_jobs
+from stereoprobe.studies.coreference.probes import CorefProbe, make_probes
+
+CONCENTRATION = 4.0  # a + b of the Beta: small, so pairs differ a lot
+
+
+def design(k: int, templates=None) -> list[CorefProbe]:
+    jobs = load_jobs()
+    women = [j for j in jobs if j.dominated_by == "women"][:k]
+    men = [j for j in jobs if j.dominated_by == "men"][:k]
+    return make_probes(jobs_pairs(tuple(women + men)), templates)
+
+
+@dataclass(frozen=True)
+class Model:
+    hard: float = 0.2  # mean share of hard triples
+    easy: float = 0.02  # error probability in an easy triple
+    bias: float = 0.0  # extra error probability on anti-stereotypical prompts
+
+    def wrong(self) -> float:
+        """P(an unbiased answer is wrong)."""
+        return self.hard * 0.5 + (1 - self.hard) * self.easy
+
+
+def simulate(probes: list[CorefProbe], model: Model, rng: np.random.Generator):
+    """An answer frame (stereoprobe.studies.coreference.frame.answer_frame) for the probes."""
+    clusters = {c: i for i, c in enumerate(dict.fromkeys(p.cluster for p in probes))}
+    triples = {t: i for i, t in enumerate(dict.fromkeys(p.triple_id for p in probes))}
+    a = model.hard * CONCENTRATION
+    q = rng.beta(a, CONCENTRATION - a, size=len(clusters))
+    triple_cluster = np.empty(len(triples), dtype=np.int64)
+    for p in probes:
+        triple_cluster[triples[p.triple_id]] = clusters[p.cluster]
+    hard = rng.random(len(triples)) < q[triple_cluster]
+    n = len(probes)
+    t_idx = np.fromiter((triples[p.triple_id] for p in probes), np.int64, n)
+    p_wrong = np.where(hard[t_idx], 0.5, model.easy)
+    wrong = rng.random(n) < p_wrong
+    anti = np.fromiter((p.stereotype == "anti" for p in probes), bool, n)
+    wrong |= anti & (rng.random(n) < model.bias)
+    answers = []
+    for p, w in zip(probes, wrong):
+        right = p.expected
+        answers.append(CorefAnswer(p.probe_id, ("B" if right == "A" else "A") if w else right))
+    return answer_frame(probes, answers)
+
+
+def truth(model: Model) -> dict[str, float]:
+    """Expected rates (%) under the model, for the design's balanced classes.
+
+    Per pronoun: an anti-stereotypical answer is wrong with w_anti = w + (1 - w) * bias,
+    others with w. For he, the anti prompts are those whose right answer is the
+    women-dominated job (truth = 1): FNR_he = w_anti, FPR_he = w; for she the mirror.
+    """
+    w = model.wrong()
+    w_anti = w + (1 - w) * model.bias
+    h, e = model.hard, model.easy
+    # triple-level: P(all three answers agree). Unbiased: hard (1/2 each) or easy (e each).
+    if model.bias == 0:
+        agree = h * 0.25 + (1 - h) * (e**3 + (1 - e) ** 3)
+        binary_agree = h * 0.5 + (1 - h) * (e**2 + (1 - e) ** 2)
+    else:  # one answer of the triple has the extra bias; sum over hard/easy
+        agree, binary_agree = 0.0, 0.0
+        for share, p in ((h, 0.5), (1 - h, e)):
+            pa = p + (1 - p) * model.bias
+            agree += share * (pa * p * p + (1 - pa) * (1 - p) ** 2)
+            binary_agree += share * (pa * p + (1 - pa) * (1 - p))
+    out = {"incorrect": 100 * (w_anti + 2 * w) / 3, "inconsistent": 100 * (1 - agree),
+           "binary_inconsistent": 100 * (1 - binary_agree)}
+    for pronoun in ("he", "she", "they"):
+        fnr = w_anti if pronoun == "he" else w
+        fpr = w_anti if pronoun == "she" else w
+        out[f"{pronoun}_incorrect"] = 100 * (w_anti + w) / 2 if pronoun != "they" else 100 * w
+        out[f"{pronoun}_fnr"], out[f"{pronoun}_fpr"] = 100 * fnr, 100 * fpr
+        out[f"{pronoun}_ppv"] = 100 * (1 - fnr) / ((1 - fnr) + fpr)
+        out[f"{pronoun}_npv"] = 100 * (1 - fpr) / ((1 - fpr) + fnr)
+    out["he_gap"] = out["she_gap"] = 100 * (w_anti - w)
+    return out
