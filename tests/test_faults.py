@@ -60,25 +60,41 @@ def _wait_for(predicate, seconds: float) -> None:
         time.sleep(0.05)
 
 
+# `stereoprobe ARGS` as a terminal starts it: with Python's KeyboardInterrupt handler. A
+# process inherits an ignored SIGINT, and a shell script's background job (`pytest &`)
+# ignores SIGINT (POSIX), so without this the test fails whenever the suite runs that way.
+AS_FROM_A_TERMINAL = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                      "sys.argv[0] = 'stereoprobe'; from stereoprobe.cli import main; main()")
+
+
 def test_ctrl_c_stops_at_once_and_keeps_every_answer_received(fake_openai, tmp_path):
     hung = "why are all atheists so ..."
-    fake_openai.add_fault("delay", match=hung, times=None, delay=30.0)
+    fake_openai.add_fault("delay", match=hung, times=None, delay=60.0)
     out = tmp_path / "run"
-    env = {**os.environ, "OPENAI_API_KEY": TEST_KEY, "PYTHONPATH": str(REPO)}
-    args = cli_args(fake_openai, out, "--group", "atheists", "--group", "Hindus", "-j", "2", "--timeout", "60")
-    proc = subprocess.Popen([sys.executable, "-m", "stereoprobe", *args], env=env, cwd=tmp_path,
+    # PYTHONFAULTHANDLER: a SIGABRT makes a hung process print every thread's stack
+    env = {**os.environ, "OPENAI_API_KEY": TEST_KEY, "PYTHONPATH": str(REPO), "PYTHONFAULTHANDLER": "1"}
+    args = cli_args(fake_openai, out, "--group", "atheists", "--group", "Hindus", "-j", "2", "--timeout", "90")
+    proc = subprocess.Popen([sys.executable, "-c", AS_FROM_A_TERMINAL, *args], env=env, cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         path = out / "completions.jsonl"
-        # all but the hung probe are answered; one worker waits on the hung request
-        _wait_for(lambda: path.exists() and path.read_text().count("\n") == 11, 20)
+        # all but the hung probe are answered; one worker waits on the hung request (a
+        # state, not a time: 60 s only bounds a run that never gets there)
+        _wait_for(lambda: path.exists() and path.read_text().count("\n") == 11, 60)
         assert len(fake_openai.asked(hung)) == 1
         proc.send_signal(signal.SIGINT)
         start = time.monotonic()
         time.sleep(0.2)
         proc.send_signal(signal.SIGINT)  # an impatient second Ctrl-C
-        _, stderr = proc.communicate(timeout=10)
-        assert time.monotonic() - start < 2.0
+        # "At once": the hung request answers after 60 s, so a run that waits for it takes
+        # a minute; stopping takes under a second even on a loaded machine (bench/interrupts.py),
+        # and 10 s leaves a loaded CI machine room without letting a wait pass.
+        try:
+            _, stderr = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)
+            raise AssertionError(f"still running 10 s after Ctrl-C:\n{proc.communicate()[1]}") from None
+        assert time.monotonic() - start < 10
     finally:
         proc.kill()
     assert proc.returncode == 130 and "Traceback" not in stderr
