@@ -9,12 +9,16 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from conftest import REPO, TEST_KEY
 from test_collect import api, cli_args, lines, one_error_line
 
+from stereoprobe.records import Answer
 from stereoprobe.store import RunStore
 
 
@@ -104,6 +108,92 @@ def test_ctrl_c_stops_at_once_and_keeps_every_answer_received(fake_openai, tmp_p
     assert hung not in {r["prompt"].rsplit("Sentence: ", 1)[-1] for r in recs}
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "stopped" and manifest["counts"]["ok"] == 11
+
+
+class _HangsAfter:
+    """A backend that answers its first `n` asks at once and hangs on every later one; when
+    every worker hangs (so each answer given is in collect's hands, stored or queued), it
+    presses Ctrl-C twice, `gap` seconds apart."""
+
+    mode = "chat"
+
+    def __init__(self, n: int, concurrency: int, gap: float):
+        self.n, self.gap, self.max_concurrency = n, gap, concurrency
+        self.workers = 1 if n == 0 else concurrency  # the preflight is asked alone
+        self.lock = threading.Lock()
+        self.asked = self.hanging = 0
+        self.pressed = threading.Event()  # both Ctrl-Cs sent
+        self.first_at = 0.0
+        self.release = threading.Event()
+
+    def describe(self):
+        return {"backend": "hangs-after", "model": "m", "endpoint": None}
+
+    def prompt(self, probe):
+        return probe.text
+
+    def attempts_of_last_ask(self):
+        return 1
+
+    def close(self):
+        self.release.set()
+
+    def ask(self, probe):
+        with self.lock:
+            self.asked += 1
+            if self.asked <= self.n:
+                return Answer(words=[], raw="1. Kind\n2. Wise")
+            self.hanging += 1
+            last = self.hanging == self.workers
+        if last:
+            self.first_at = time.monotonic()
+            signal.raise_signal(signal.SIGINT)
+            time.sleep(self.gap)
+            signal.raise_signal(signal.SIGINT)
+            self.pressed.set()
+        self.release.wait()
+        raise RuntimeError("abandoned")
+
+
+@pytest.mark.parametrize("n, concurrency, gap", [
+    (0, 1, 0.0), (0, 4, 0.01),  # during the preflight (asked alone)
+    (1, 1, 0.0), (1, 8, 0.002),  # right after it
+    (40, 1, 0.001), (40, 2, 0.0), (40, 8, 0.005),  # mid-run
+    (250, 2, 0.0), (250, 8, 0.001), (250, 8, 0.02),  # many answers not stored yet
+])
+def test_a_second_ctrl_c_while_a_run_stops_loses_no_answer(tmp_path, n, concurrency, gap):
+    from stereoprobe.catalog import load_catalog
+    from stereoprobe.collect import collect
+    from stereoprobe.store import is_locked
+
+    probes = load_catalog().probes()[:300]
+    backend = _HangsAfter(n, concurrency, gap)
+    presses = []
+
+    def ctrl_c(signum, frame):  # Python's handler for the first Ctrl-C; later ones are counted
+        presses.append(time.monotonic())
+        if len(presses) == 1:
+            raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGINT, ctrl_c)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            collect(probes, backend, tmp_path / "run", concurrency=concurrency, progress=False)
+        stopped = time.monotonic()
+        assert backend.pressed.wait(60)  # the second Ctrl-C is handled before ours is restored
+    finally:
+        signal.signal(signal.SIGINT, before)
+        backend.release.set()
+    # at once: the hung asks never return, so a run waiting for them would never end
+    # (10 s: room for a loaded machine; it takes milliseconds)
+    assert stopped - backend.first_at < 10
+    recs = lines(tmp_path / "run")
+    assert len(recs) == n and all(r["error"] is None for r in recs)
+    assert len({(r["probe_id"], r["sample"]) for r in recs}) == n
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert (manifest["status"], manifest["counts"]["ok"]) == ("stopped", n)
+    assert (manifest["sessions"][-1]["status"], manifest["sessions"][-1]["asked"]) == ("stopped", n)
+    assert not is_locked(tmp_path / "run")
 
 
 def test_a_full_disk_is_one_line_and_keeps_what_was_stored(fake_openai, api_key, tmp_path, run_cli, monkeypatch):
