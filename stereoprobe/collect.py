@@ -128,7 +128,7 @@ def collect(
             except BaseException:
                 _cleanup(store, manifest, result, "stopped")
                 raise
-            _cleanup(store, manifest, result, "stopped" if interrupted.is_set() else "complete")
+            _cleanup(store, manifest, result, "complete" if result.asked == len(todo) else "stopped")
         finally:
             store.close()
             store.unlock()
@@ -183,6 +183,7 @@ def _ctrl_c_stops_the_run() -> Iterator[threading.Event]:
 def _cleanup(store: RunStore, manifest: RunManifest, result: CollectResult, status: str) -> None:
     """Compact and finish the manifest; on a full disk leave both as they are (the
     manifest's "running" is read as "stopped" once the lock is free)."""
+    store.close()  # nothing is appended after this
     with contextlib.suppress(OSError, DataError):
         store.compact()
         _finish(store, manifest, result, status)
