@@ -291,6 +291,7 @@ def main() -> int:
     parser.add_argument("--dumps", type=Path, default=Path("interrupt-dumps"), help="where hung runs' stacks go")
     args = parser.parse_args()
     random.seed(args.seed)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))  # `kill`: still stop the load
     loader = load_start() if args.load else None
     runs: list[Run] = []
     load = [os.getloadavg()[0]]
