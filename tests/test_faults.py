@@ -191,6 +191,8 @@ def test_a_second_ctrl_c_while_a_run_stops_loses_no_answer(tmp_path, n, concurre
     # at once: the hung asks never return, so a run waiting for them would never end
     # (10 s: room for a loaded machine; it takes milliseconds)
     assert stopped - backend.first_at < 10
+    # collect passed the Ctrl-C on once; a second one, if it came after, reached ours
+    assert len(presses) in (1, 2)
     recs = lines(tmp_path / "run")
     assert len(recs) == n and all(r["error"] is None for r in recs)
     assert len({(r["probe_id"], r["sample"]) for r in recs}) == n
