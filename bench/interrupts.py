@@ -200,8 +200,8 @@ def one_run(server: FakeOpenAI, tmp: Path, run: Run, startup: float, patience: f
     if run.code == 130 and "Run the same command again to continue." not in stderr:
         run.problems.append("no 'Interrupted' line")
     if "Traceback" in stderr and run.code is not None:
-        where = ("at exit" if "atexit" in stderr else "in the CLI" if "stereoprobe/cli/" in stderr
-                 else "start-up, before the CLI ran")
+        where = ("at exit" if "atexit" in stderr else "start-up, importing" if "importlib._bootstrap" in stderr
+                 else "in the CLI")
         run.problems.append(f"traceback ({where}): " + stderr.strip().splitlines()[-1][:80])
 
     check_files(out, run, ok_before, todo)
