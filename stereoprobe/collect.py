@@ -123,44 +123,40 @@ def collect(
         raise DataError(f"--samples must be at least 1, not {samples}.")
     store = RunStore(out, study.record if study else Completion)
     new_dir = not store.dir.exists()
-    store.lock()
-    try:
-        old = read_manifest(store.dir)
-        manifest = _manifest(old, backend, samples, catalog, probes, study)
-        _check_same_run(old, manifest, store.dir)
-        existing = store.open()
-        todo = [
-            (p, s)
-            for p in probes
-            for s in range(samples)
-            if (p.probe_id, s) not in existing
-            or (retry_failed and existing[(p.probe_id, s)].status == "failed")
-        ]
-        result = CollectResult(run_dir=store.dir, asked=0, skipped=len(probes) * samples - len(todo),
-                               score_command=study.score_command if study else "sentiment")
-        write_manifest(store.dir, manifest)
-        status = "stopped"
+    with _ctrl_c_stops_the_run() as interrupted:
+        store.lock()
         try:
-            _run(todo, backend, store, result, concurrency or backend.max_concurrency, progress,
-                 study.ask if study else _ask)
-            status = "complete"
-        except BackendError:
-            if old is None and not existing and not result.counts.keys() - {"failed"}:
-                store.close()  # nothing answered: the directory is not bound to these settings
-                _unbind(store, new_dir)
+            old = read_manifest(store.dir)
+            manifest = _manifest(old, backend, samples, catalog, probes, study)
+            _check_same_run(old, manifest, store.dir)
+            existing = store.open()
+            todo = [
+                (p, s)
+                for p in probes
+                for s in range(samples)
+                if (p.probe_id, s) not in existing
+                or (retry_failed and existing[(p.probe_id, s)].status == "failed")
+            ]
+            result = CollectResult(run_dir=store.dir, asked=0, skipped=len(probes) * samples - len(todo),
+                                   score_command=study.score_command if study else "sentiment")
+            write_manifest(store.dir, manifest)
+            try:
+                _run(todo, backend, store, result, concurrency or backend.max_concurrency, progress, interrupted,
+                     study.ask if study else _ask)
+            except BackendError:
+                if old is None and not existing and not result.counts.keys() - {"failed"}:
+                    store.close()  # nothing answered: the directory is not bound to these settings
+                    _unbind(store, new_dir)
+                    raise
+                _cleanup(store, manifest, result, "stopped")
                 raise
-            _cleanup(store, manifest, result, status)
-            raise
-        except BaseException:
-            with _no_interrupt():  # a second Ctrl-C must not tear the cleanup
-                store.close()
-                _cleanup(store, manifest, result, status)
-            raise
-        store.close()
-        _cleanup(store, manifest, result, status)
-    finally:
-        store.close()
-        store.unlock()
+            except BaseException:
+                _cleanup(store, manifest, result, "stopped")
+                raise
+            _cleanup(store, manifest, result, "complete" if result.asked == len(todo) else "stopped")
+        finally:
+            store.close()
+            store.unlock()
     return result
 
 
@@ -176,21 +172,43 @@ def _unbind(store: RunStore, new_dir: bool) -> None:
 
 
 @contextlib.contextmanager
-def _no_interrupt() -> Iterator[None]:
-    """Ignore Ctrl-C while the run's files are put in order (main thread only)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
+def _ctrl_c_stops_the_run() -> Iterator[threading.Event]:
+    """Ctrl-C during a run sets the event this yields instead of raising KeyboardInterrupt
+    wherever the main thread happens to be (inside a write, the HTTP client's lock, the
+    `finally` that stores the last answers). The run sees it within 0.1 s, stops asking,
+    stores every answer received and puts its files in order; only then is the Ctrl-C
+    passed to the handler that was there before (Python's raises KeyboardInterrupt). A
+    second Ctrl-C meanwhile changes nothing.
+
+    Only in the main thread (where Python runs signal handlers) and only when SIGINT has a
+    Python handler: an ignored SIGINT stays ignored (a job a script starts in the
+    background with `&` inherits it, by POSIX; `kill` stops such a run).
+    """
+    interrupted = threading.Event()
+    before = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(before):
+        yield interrupted
         return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    frame: list[Any] = []
+
+    def stop(signum: int, where: Any) -> None:
+        if not interrupted.is_set():
+            frame.append(where)
+            interrupted.set()
+
+    signal.signal(signal.SIGINT, stop)
     try:
-        yield
+        yield interrupted
     finally:
         signal.signal(signal.SIGINT, before)
+    if interrupted.is_set():  # not reached when the run raised: its error wins
+        before(signal.SIGINT, frame[0])
 
 
 def _cleanup(store: RunStore, manifest: RunManifest, result: CollectResult, status: str) -> None:
     """Compact and finish the manifest; on a full disk leave both as they are (the
     manifest's "running" is read as "stopped" once the lock is free)."""
+    store.close()  # nothing is appended after this
     with contextlib.suppress(OSError, DataError):
         store.compact()
         _finish(store, manifest, result, status)
@@ -323,16 +341,18 @@ def _run(
     result: CollectResult,
     concurrency: int,
     progress: bool,
+    interrupted: threading.Event,
     ask: Any = None,
 ) -> None:
     """Ask `todo` on daemon worker threads; only this thread writes to the store.
 
-    Ctrl-C (or a fatal error) stops at once: answers already received are stored,
-    requests in flight are abandoned (their daemon threads never delay the exit).
-    A hung endpoint, whose first requests time out before anything succeeded, stops
-    the run with a BackendError; later timeouts stay per-probe failures.
+    When `interrupted` is set (Ctrl-C) or a fatal error comes, the run stops at once:
+    answers already received are stored, requests in flight are abandoned (their daemon
+    threads never delay the exit). A hung endpoint, whose first requests time out before
+    anything succeeded, stops the run with a BackendError; later timeouts stay per-probe
+    failures.
     """
-    if not todo:
+    if not todo or interrupted.is_set():
         return
     ask = ask or _ask
     from stereoprobe.progress import progress_bar
@@ -356,43 +376,47 @@ def _run(
             )
 
     items: queue.SimpleQueue = queue.SimpleQueue()
-    for item in todo[1:]:
+    for item in todo:
         items.put(item)
     results: queue.SimpleQueue = queue.SimpleQueue()
     stop = threading.Event()
 
-    def work() -> None:
+    def work(preflight: bool) -> None:
         while not stop.is_set():
             try:
                 probe, sample = items.get_nowait()
             except queue.Empty:
                 return
             try:
-                results.put(ask(backend, probe, sample))
+                results.put(ask(backend, probe, sample, preflight))
             except BaseException as exc:  # handed to the main thread
                 results.put(exc)
+            if preflight:
+                return
 
+    def start(threads: int, preflight: bool = False) -> None:
+        for _ in range(threads):
+            threading.Thread(target=work, args=(preflight,), daemon=True, name="stereoprobe-ask").start()
+
+    # Preflight: the first probe alone, so a wrong key or URL stops the run at once. It is
+    # asked on a worker too: this thread only waits, so it sees a Ctrl-C at once.
+    start(1, preflight=True)
+    remaining = len(todo)
     try:
-        # Preflight: the first probe alone, so a wrong key or URL stops the run at once.
-        keep(ask(backend, *todo[0], preflight=True))
-        workers = max(1, min(concurrency, backend.max_concurrency, len(todo) - 1))
-        for _ in range(workers if len(todo) > 1 else 0):
-            threading.Thread(target=work, daemon=True, name="stereoprobe-ask").start()
-        remaining = len(todo) - 1
-        try:
-            while remaining:
-                try:
-                    out = results.get(timeout=0.2)  # short waits: Ctrl-C is seen at once
-                except queue.Empty:
-                    continue
-                remaining -= 1
-                if isinstance(out, BaseException):
-                    raise out
-                keep(out)
-        finally:
-            stop.set()
-            _keep_received(results, keep)
+        while remaining and not interrupted.is_set():
+            try:
+                out = results.get(timeout=0.1)  # short waits: a Ctrl-C is seen within 0.1 s
+            except queue.Empty:
+                continue
+            remaining -= 1
+            if isinstance(out, BaseException):
+                raise out
+            keep(out)
+            if remaining == len(todo) - 1:  # the preflight was answered: the rest in parallel
+                start(max(1, min(concurrency, backend.max_concurrency, remaining)) if remaining else 0)
     finally:
+        stop.set()
+        _keep_received(results, keep)
         bar.close()
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -94,6 +95,7 @@ class Seen:
     body: dict | None  # the request's JSON body
     outcome: str = ""  # "ok", "refused", a fault kind, "401", "404", "400"
     words: list[str] = field(default_factory=list)  # the words sent, for "ok"
+    sent: float | None = None  # time.monotonic() once the whole reply was written (None: not, or not yet)
 
 
 class FakeOpenAI:
@@ -194,6 +196,11 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True  # a handler sleeping past a client's timeout must not block stop()
     request_queue_size = 256  # many clients connect at once at high concurrency
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # a client that gave up or was stopped
+            return
+        super().handle_error(request, client_address)
+
 
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeOpenAI
@@ -262,7 +269,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
 
-    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> bool:
+        """Write one response; False if the client had gone."""
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -274,6 +282,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
             self.close_connection = True
+            return False
+        return True
 
     def _error(self, status: int, message: str, kind: str, code: str | None,
                headers: dict[str, str] | None = None) -> None:
@@ -302,7 +312,8 @@ class _Handler(BaseHTTPRequestHandler):
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
-        self._send(200, json.dumps(payload).encode())
+        if self._send(200, json.dumps(payload).encode()):
+            seen.sent = time.monotonic()
 
     def _fault(self, fault: Fault) -> None:
         if fault.kind == "429":

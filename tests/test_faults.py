@@ -9,12 +9,16 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from conftest import REPO, TEST_KEY
 from test_collect import api, cli_args, lines, one_error_line
 
+from stereoprobe.records import Answer
 from stereoprobe.store import RunStore
 
 
@@ -37,19 +41,23 @@ def test_a_second_collect_on_a_locked_run_dir_is_refused_naming_the_holder(fake_
 
 
 def test_a_hung_endpoint_stops_the_run_with_one_line_naming_it(fake_openai, api_key, tmp_path, run_cli):
-    fake_openai.add_fault("delay", times=None, delay=3.0)  # every request hangs
+    fake_openai.add_fault("delay", times=None, delay=30.0)  # every request hangs
     out = tmp_path / "run"
     start = time.monotonic()
     res = run_cli(*cli_args(fake_openai, out, "--group", "atheists", "--timeout", "0.3", "--max-retries", "0"))
     line = one_error_line(res)
     assert line.startswith(f"Error: {fake_openai.base_url}/ answered nothing before timing out")
-    assert time.monotonic() - start < 2.5
+    # it stops after the first timeout (0.3 s), not when the server answers (30 s): 10 s
+    # leaves a loaded machine room and still fails a run that waits for the hung request
+    assert time.monotonic() - start < 10
     assert len(fake_openai.asked()) == 1
 
 
 def test_later_timeouts_stay_per_probe_failures(fake_openai, api_key, tmp_path):
-    fake_openai.add_fault("delay", match="why are all atheists so ...", times=None, delay=3.0)
-    result = api(fake_openai, tmp_path / "run", groups=["atheists"], timeout=0.3, max_retries=0)
+    fake_openai.add_fault("delay", match="why are all atheists so ...", times=None, delay=30.0)
+    # the other five must answer within the timeout: 1 s is 100 times what they take, room
+    # for a loaded machine (at 0.3 s a busy one could fail them too)
+    result = api(fake_openai, tmp_path / "run", groups=["atheists"], timeout=1.0, max_retries=0)
     assert (result.counts["ok"], result.counts["failed"]) == (5, 1)
 
 
@@ -60,25 +68,41 @@ def _wait_for(predicate, seconds: float) -> None:
         time.sleep(0.05)
 
 
+# `stereoprobe ARGS` as a terminal starts it: with Python's KeyboardInterrupt handler. A
+# process inherits an ignored SIGINT, and a shell script's background job (`pytest &`)
+# ignores SIGINT (POSIX), so without this the test fails whenever the suite runs that way.
+AS_FROM_A_TERMINAL = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                      "sys.argv[0] = 'stereoprobe'; from stereoprobe.cli import main; main()")
+
+
 def test_ctrl_c_stops_at_once_and_keeps_every_answer_received(fake_openai, tmp_path):
     hung = "why are all atheists so ..."
-    fake_openai.add_fault("delay", match=hung, times=None, delay=30.0)
+    fake_openai.add_fault("delay", match=hung, times=None, delay=60.0)
     out = tmp_path / "run"
-    env = {**os.environ, "OPENAI_API_KEY": TEST_KEY, "PYTHONPATH": str(REPO)}
-    args = cli_args(fake_openai, out, "--group", "atheists", "--group", "Hindus", "-j", "2", "--timeout", "60")
-    proc = subprocess.Popen([sys.executable, "-m", "stereoprobe", *args], env=env, cwd=tmp_path,
+    # PYTHONFAULTHANDLER: a SIGABRT makes a hung process print every thread's stack
+    env = {**os.environ, "OPENAI_API_KEY": TEST_KEY, "PYTHONPATH": str(REPO), "PYTHONFAULTHANDLER": "1"}
+    args = cli_args(fake_openai, out, "--group", "atheists", "--group", "Hindus", "-j", "2", "--timeout", "90")
+    proc = subprocess.Popen([sys.executable, "-c", AS_FROM_A_TERMINAL, *args], env=env, cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         path = out / "completions.jsonl"
-        # all but the hung probe are answered; one worker waits on the hung request
-        _wait_for(lambda: path.exists() and path.read_text().count("\n") == 11, 20)
+        # all but the hung probe are answered; one worker waits on the hung request (a
+        # state, not a time: 60 s only bounds a run that never gets there)
+        _wait_for(lambda: path.exists() and path.read_text().count("\n") == 11, 60)
         assert len(fake_openai.asked(hung)) == 1
         proc.send_signal(signal.SIGINT)
         start = time.monotonic()
         time.sleep(0.2)
         proc.send_signal(signal.SIGINT)  # an impatient second Ctrl-C
-        _, stderr = proc.communicate(timeout=10)
-        assert time.monotonic() - start < 2.0
+        # "At once": the hung request answers after 60 s, so a run that waits for it takes
+        # a minute; stopping takes under a second even on a loaded machine (bench/interrupts.py),
+        # and 10 s leaves a loaded CI machine room without letting a wait pass.
+        try:
+            _, stderr = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)
+            raise AssertionError(f"still running 10 s after Ctrl-C:\n{proc.communicate()[1]}") from None
+        assert time.monotonic() - start < 10
     finally:
         proc.kill()
     assert proc.returncode == 130 and "Traceback" not in stderr
@@ -88,6 +112,94 @@ def test_ctrl_c_stops_at_once_and_keeps_every_answer_received(fake_openai, tmp_p
     assert hung not in {r["prompt"].rsplit("Sentence: ", 1)[-1] for r in recs}
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "stopped" and manifest["counts"]["ok"] == 11
+
+
+class _HangsAfter:
+    """A backend that answers its first `n` asks at once and hangs on every later one; when
+    every worker hangs (so each answer given is in collect's hands, stored or queued), it
+    presses Ctrl-C twice, `gap` seconds apart."""
+
+    mode = "chat"
+
+    def __init__(self, n: int, concurrency: int, gap: float):
+        self.n, self.gap, self.max_concurrency = n, gap, concurrency
+        self.workers = 1 if n == 0 else concurrency  # the preflight is asked alone
+        self.lock = threading.Lock()
+        self.asked = self.hanging = 0
+        self.pressed = threading.Event()  # both Ctrl-Cs sent
+        self.first_at = 0.0
+        self.release = threading.Event()
+
+    def describe(self):
+        return {"backend": "hangs-after", "model": "m", "endpoint": None}
+
+    def prompt(self, probe):
+        return probe.text
+
+    def attempts_of_last_ask(self):
+        return 1
+
+    def close(self):
+        self.release.set()
+
+    def ask(self, probe):
+        with self.lock:
+            self.asked += 1
+            if self.asked <= self.n:
+                return Answer(words=[], raw="1. Kind\n2. Wise")
+            self.hanging += 1
+            last = self.hanging == self.workers
+        if last:
+            self.first_at = time.monotonic()
+            signal.raise_signal(signal.SIGINT)
+            time.sleep(self.gap)
+            signal.raise_signal(signal.SIGINT)
+            self.pressed.set()
+        self.release.wait()
+        raise RuntimeError("abandoned")
+
+
+@pytest.mark.parametrize("n, concurrency, gap", [
+    (0, 1, 0.0), (0, 4, 0.01),  # during the preflight (asked alone)
+    (1, 1, 0.0), (1, 8, 0.002),  # right after it
+    (40, 1, 0.001), (40, 2, 0.0), (40, 8, 0.005),  # mid-run
+    (250, 2, 0.0), (250, 8, 0.001), (250, 8, 0.02),  # many answers not stored yet
+])
+def test_a_second_ctrl_c_while_a_run_stops_loses_no_answer(tmp_path, n, concurrency, gap):
+    from stereoprobe.catalog import load_catalog
+    from stereoprobe.collect import collect
+    from stereoprobe.store import is_locked
+
+    probes = load_catalog().probes()[:300]
+    backend = _HangsAfter(n, concurrency, gap)
+    presses = []
+
+    def ctrl_c(signum, frame):  # Python's handler for the first Ctrl-C; later ones are counted
+        presses.append(time.monotonic())
+        if len(presses) == 1:
+            raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGINT, ctrl_c)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            collect(probes, backend, tmp_path / "run", concurrency=concurrency, progress=False)
+        stopped = time.monotonic()
+        assert backend.pressed.wait(60)  # the second Ctrl-C is handled before ours is restored
+    finally:
+        signal.signal(signal.SIGINT, before)
+        backend.release.set()
+    # at once: the hung asks never return, so a run waiting for them would never end
+    # (10 s: room for a loaded machine; it takes milliseconds)
+    assert stopped - backend.first_at < 10
+    # collect passed the Ctrl-C on once; a second one, if it came after, reached ours
+    assert len(presses) in (1, 2)
+    recs = lines(tmp_path / "run")
+    assert len(recs) == n and all(r["error"] is None for r in recs)
+    assert len({(r["probe_id"], r["sample"]) for r in recs}) == n
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert (manifest["status"], manifest["counts"]["ok"]) == ("stopped", n)
+    assert (manifest["sessions"][-1]["status"], manifest["sessions"][-1]["asked"]) == ("stopped", n)
+    assert not is_locked(tmp_path / "run")
 
 
 def test_a_full_disk_is_one_line_and_keeps_what_was_stored(fake_openai, api_key, tmp_path, run_cli, monkeypatch):
@@ -135,18 +247,27 @@ def test_a_short_write_is_completed_not_torn(tmp_path, monkeypatch):
     assert Path(tmp_path / "completions.jsonl").read_text().count("\n") == 1
 
 
-def test_progress_outside_a_terminal_is_a_plain_line_every_few_seconds(capsys):
-    from stereoprobe.progress import PlainProgress
+def test_progress_outside_a_terminal_is_a_plain_line_every_few_seconds(capsys, monkeypatch):
+    import stereoprobe.progress as progress
 
-    bar = PlainProgress(total=300, every=0.2)
-    for i in range(300):
-        bar.update(1)
-        bar.set_postfix({"ok": i + 1, "failed": 0})
-        time.sleep(0.002)
+    class Clock:  # 3 ms per probe, whatever the machine's load (a real sleep is not)
+        now = 0.0
+
+        def monotonic(self):
+            return self.now
+
+    clock = Clock()
+    monkeypatch.setattr(progress, "time", clock)
+    bar = progress.PlainProgress(total=300, every=0.2)
+    for i in range(1, 301):
+        clock.now = i * 0.003
+        bar.update(1)  # as collect does: the count, then the postfix
+        bar.set_postfix({"ok": i, "failed": 0})
     bar.close()
     out = capsys.readouterr().err.splitlines()
-    assert 2 <= len(out) < 50 and "\r" not in "".join(out)  # not one per update
-    assert out[-1].startswith("300/300 probes (300 ok, 0 failed), ")
+    # a line once 0.2 s have passed (67 probes at 3 ms), not one per update, and at the end
+    assert out == [f"{n}/300 probes ({n - 1} ok, 0 failed), 333.3/s" for n in (67, 134, 201, 268)] + [
+        "300/300 probes (300 ok, 0 failed), 333.3/s"]
 
 
 def test_a_full_disk_at_the_start_is_one_line_and_changes_nothing(fake_openai, api_key, tmp_path, run_cli, monkeypatch):

@@ -67,7 +67,11 @@ def test_known_answers_without_the_phrase_filter(unfiltered):
     # whole-word skip: afraid and hard are back, the order is the one measured then
     words = unfiltered.ask(PROBES[0]).words
     assert words[0] == "happy" and {"afraid", "grumpy", "hard"} <= set(words[:5])
-    assert unfiltered.ask(PROBES[2]).words[:3] == ["afraid", "concerned", "interested"]
+    # concerned and interested are a near tie (.0391 and .0393 on an Intel Xeon with
+    # AVX512-FP16, .040 and .039 on the AMD EPYC of docs/nextword.md): llama.cpp's CPU
+    # kernels differ by CPU in the last digits, so which comes second is not the model's
+    words = unfiltered.ask(PROBES[2]).words
+    assert words[0] == "afraid" and set(words[1:3]) == {"concerned", "interested"}
 
 
 def test_the_phrase_filter_drops_words_that_need_a_complement(answers):

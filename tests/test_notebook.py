@@ -26,8 +26,11 @@ def test_notebook_executes_and_shows_the_study(tmp_path, monkeypatch):
 
     monkeypatch.setenv("STEREOPROBE_NOTEBOOK_OUT", str(tmp_path / "out"))
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    # nbclient waits 4 s by default for a cell's last outputs and then goes on without them
+    # (a warning): on a busy machine the assertions below would miss text. Wait up to a
+    # minute for them, and fail loudly if they never come; the kernel gets 5 min to start.
+    NotebookClient(nb, timeout=600, startup_timeout=300, iopub_timeout=60, raise_on_iopub_timeout=True,
+                   kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(not any(o.get("output_type") == "error" for o in c.outputs) for c in code)
     text = "\n".join(_outputs_text(c) for c in code)

@@ -7,12 +7,14 @@ command named `command`; it parses flags, calls one library function and prints.
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 from typing import Any
 
 import click
 
 from stereoprobe import __version__
+from stereoprobe.cli._common import INTERRUPTED
 
 COMMANDS = ("probes", "collect", "reparse", "sentiment", "score", "report", "baseline", "compare")
 
@@ -38,13 +40,17 @@ class _LazyGroup(click.Group):
         except click.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx else "stereoprobe"
             click.echo(f"Error: {exc.format_message()} (see `{where} --help`)", err=True)
-            sys.exit(exc.exit_code)
+            rv = exc.exit_code
         except click.ClickException as exc:
             exc.show()
-            sys.exit(exc.exit_code)
-        except click.Abort:
+            rv = exc.exit_code
+        except click.Abort as exc:
+            if isinstance(exc.__cause__, KeyboardInterrupt):  # Ctrl-C before the command began
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                click.echo(INTERRUPTED, err=True)
+                sys.exit(130)
             click.echo("Aborted.", err=True)
-            sys.exit(1)
+            rv = 1
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
@@ -72,4 +78,10 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 
 def main() -> None:
-    cli(prog_name="stereoprobe")
+    try:
+        cli(prog_name="stereoprobe")
+    finally:
+        # The command is done and its files are in order: a Ctrl-C while Python shuts down
+        # (atexit, finalizers) ends the process at once, not with a traceback.
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -10,6 +10,7 @@ import click
 from stereoprobe.errors import StereoprobeError
 
 EXIT_USER_ERROR = 2
+INTERRUPTED = "Interrupted. Run the same command again to continue."  # exit 130, after Ctrl-C
 
 
 def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -33,7 +34,7 @@ def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             import signal
 
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: no traceback
-            click.echo("Interrupted. Run the same command again to continue.", err=True)
+            click.echo(INTERRUPTED, err=True)
             ctx.exit(130)
 
     return wrapper
