@@ -20,11 +20,8 @@ from stereoprobe.cli._common import friendly_errors
 @click.option("--no-synonyms", is_flag=True, help="Do not label missing words by their WordNet synonyms.")
 @click.option("--lexicons", default=None,
               help="Also show each category's range of shares across these lexicons, e.g. nrc,vader,afinn.")
-@click.option("--bootstrap", "n_boot", type=click.IntRange(min=100), default=2000, show_default=True,
-              help="Bootstrap replicates.")
-@click.option("--seed", type=int, default=2023, show_default=True, help="Seed of the resampling plans.")
 @friendly_errors
-def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, seed):
+def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons):
     """Compare two or more runs: models, prompts, samples, or a model against people.
 
     Every run is scored with one labeller and aligned on probe ids; each pair gets paired
@@ -38,10 +35,9 @@ def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, se
       stereoprobe compare runs/gpt-4o-mini runs/people --out comparisons/vs-people
       stereoprobe compare runs/a runs/b --lexicons nrc,vader,afinn --out comparisons/lexicons
     """
-    from stereoprobe.compare import Settings, compare, write_comparison
+    from stereoprobe.compare import compare, write_comparison
 
-    result = compare(runs, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms, lexicons=lexicons,
-                     settings=Settings(n_boot=n_boot, seed=seed))
+    result = compare(runs, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms, lexicons=lexicons)
     written = write_comparison(result, out_dir)
     click.echo(result.summary())
     click.echo(f"Wrote {written}/ (open {written / 'index.html'})", err=True)
