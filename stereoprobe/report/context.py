@@ -171,8 +171,13 @@ def _how_sure(data: "SentimentData", category: str | None) -> str:
     if any(c.endswith("_ci_low") for c in data.groups.columns):
         level = stats.get("level", 0.95)
         level = float(level) if isinstance(level, (int, float)) else 0.95
-        text = (f"Numbers in brackets are {level * 100:.0f}% intervals (resampling groups and probes); "
-                "a share is only as sure as its interval is narrow.")
+        random = stats.get("wording") == "random"
+        text = (f"Numbers in brackets are {level * 100:.0f}% intervals for these templates"
+                + (" treated as a sample of wordings" if random else "")
+                + ": a category's share could move that much with other groups like these"
+                + (" and other wordings like these" if random else " asked the same way")
+                + ", a group's with other replies to its probes (at temperature 0 they are not the noise of asking "
+                  "again); a share is only as sure as its interval is narrow.")
     else:
         text = ("These tables have no intervals yet: with six probes per group, differences of a few points "
                 "between groups are noise. Counts of probes are shown beside every share.")

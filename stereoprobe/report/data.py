@@ -124,6 +124,10 @@ class SentimentData:
             out.append(("WordNet synonyms", _plain(self.meta["synonyms"])))
         if self.meta.get("overrides"):
             out.append(("overrides", _plain(self.meta["overrides"])))
+        stats = self.meta.get("statistics")
+        if isinstance(stats, dict) and stats.get("estimand"):
+            out.append(("intervals", f"{_plain(stats.get('level'))} level; wording {_plain(stats.get('wording'))}: "
+                                     f"{_plain(stats['estimand'])}"))
         return out
 
     @property
