@@ -198,14 +198,15 @@ def truth(world: World, wording: str = "fixed", shift: float = 0.0) -> dict[str,
     is_q = np.array([f == "question" for _, f in TEMPLATES])
     cats = np.arange(len(s.sizes))
     sh = shift * (cats == 0)
-    # groups fixed: per group and template, E over the interaction
+    # groups fixed: per group and template, E over the interaction (and over the templates' effects when
+    # the wording is random)
     if wording == "fixed":
         b_fixed, sd_rest = world.templates, s.sd_inter
     else:
         b_fixed, sd_rest = np.zeros(len(TEMPLATES)), float(np.hypot(s.sd_inter, s.sd_template))
     eta_g = (logit(s.base) + world.offsets[world.category][:, None] + sh[world.category][:, None]
-             + world.group_effect[:, None] + world.templates[None, :] + s.question * is_q[None, :])
-    rate_g = np.where(world.zero[:, None], 0.0, _mean_rate(eta_g, s.sd_inter))  # groups x templates
+             + world.group_effect[:, None] + b_fixed[None, :] + s.question * is_q[None, :])
+    rate_g = np.where(world.zero[:, None], 0.0, _mean_rate(eta_g, sd_rest))  # groups x templates
     out = {"group": 100 * rate_g.mean(1), "group_question": 100 * rate_g[:, is_q].mean(1),
            "group_statement": 100 * rate_g[:, ~is_q].mean(1)}
     # groups random: E over group effects (and refusal weights), templates as the wording says
@@ -407,10 +408,10 @@ def evaluate(s: Scenario, reps: int, wording: str = "fixed", level: float = 0.95
                     if hit.any():
                         R(f"compare {level_name} (effect)").add(sub["p"][hit])
         if "groups" in parts or "compare" in parts:  # the scenario's fixed groups
-            runs = [prepared(r) for r in draw(world, rng, True, "fixed", runs=2)]
+            runs = [prepared(r) for r in draw(world, rng, True, wording, runs=2)]
             rows = runs[0]
             if "groups" in parts:
-                st = share_tables(rows, level, "fixed")
+                st = share_tables(rows, level, wording)
                 gt = st["groups"]
                 gi = np.array([int(g[1:]) for g in gt["group"]])
                 for name, pre, key, fmt in (("group", "", "group", None),
@@ -512,19 +513,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scenarios", default="", help="comma-separated names (default: all)")
     parser.add_argument("--random-wording", default="null-50,template-effects,interaction",
                         help="scenarios also run with --wording random")
+    parser.add_argument("--wordings", default="fixed,random", help="which designs to run (default both)")
     parser.add_argument("--quick", action="store_true", help="40 runs per scenario")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "simulate_stats.md")
     args = parser.parse_args(argv)
     reps = 40 if args.quick else args.reps
     chosen = [x for x in args.scenarios.split(",") if x]
-    todo = [(sc, "fixed") for sc in SCENARIOS + POWER if not chosen or sc.name in chosen]
-    todo += [(sc, "random") for sc in SCENARIOS if sc.name in args.random_wording.split(",")
+    wordings = args.wordings.split(",")
+    todo = [(sc, "fixed") for sc in SCENARIOS + POWER if "fixed" in wordings and (not chosen or sc.name in chosen)]
+    todo += [(sc, "random") for sc in SCENARIOS if "random" in wordings and sc.name in args.random_wording.split(",")
              and (not chosen or sc.name in chosen)]
     results = []
     load0, t0 = os.getloadavg(), time.perf_counter()
     for sc, wording in todo:
         t = time.perf_counter()
-        parts = ("cells", "tests") if wording == "random" else ("groups", "cells", "tests", "compare", "criteria")
+        parts = ("groups", "cells", "tests") if wording == "random" else ("groups", "cells", "tests", "compare", "criteria")
         results.append(evaluate(sc, reps, wording, perms=args.perms, parts=parts))
         print(f"{sc.name} ({wording}): {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
     took, load1 = time.perf_counter() - t0, os.getloadavg()

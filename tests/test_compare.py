@@ -169,6 +169,9 @@ def test_hand_checkable_example(tmp_path):
     # A: 4 negative of 10 = 40%; B (p1-p4): 2 of 10 = 20%; difference +20 points
     row = d.loc[("all", "all", "", "all")]
     assert (row.negative_a, row.negative_b, row.difference, row.probes) == (40.0, 20.0, 20.0, 4)
+    # paired scores per group +0.1 and -0.1: variance 2 * (0.01 + 0.01) = 0.04, se 20 points, t = 1, df 1
+    assert row.p == pytest.approx(0.5) and (row.ci_low, row.ci_high) == (-100.0, 100.0)
+    assert d.loc[("group", "age", "old people", "all"), "too_few_probes"]  # 2 probes: fewer than 3
     # old people: A 3/5 = 60%, B 1/5 = 20%: +40; questions only: A 2/3, B 0/3
     assert d.loc[("group", "age", "old people", "all"), "difference"] == pytest.approx(40.0)
     assert d.loc[("group", "age", "old people", "question"), "negative_a"] == pytest.approx(200 / 3)

@@ -114,7 +114,7 @@ def test_cluster_variance_by_hand():
     assert var[0] == pytest.approx(4.0) and (g[0], h[0]) == (2, 1)
 
 
-def test_crossed_variance_is_groups_plus_templates_minus_probes():
+def test_crossed_variance_is_groups_plus_templates():
     from stereoprobe.stats.variance import cluster_variance, crossed_variance
 
     rng = np.random.default_rng(0)
@@ -124,12 +124,14 @@ def test_crossed_variance_is_groups_plus_templates_minus_probes():
     cells = np.zeros(32, int)
     v_g = cluster_variance(z, cells, 1, groups)[0][0]
     v_t = cluster_variance(z, cells, 1, templates)[0][0]
-    v_p = cluster_variance(z, cells, 1, np.arange(32))[0][0]
     var, df = crossed_variance(z, cells, 1, groups, templates)
-    assert var[0] == pytest.approx(max(v_g + v_t - v_p, v_g, v_t))
-    # Satterthwaite: (a + b)^2 / (a^2 / 7 + b^2 / 3) with a = v_g, b = v_t - v_p
-    a, b = v_g, max(v_t - v_p, 0)
-    assert df[0] == pytest.approx((a + b) ** 2 / (a**2 / 7 + b**2 / 3))
+    assert var[0] == pytest.approx(v_g + v_t)
+    # Satterthwaite: (a + b)^2 / (a^2 / 7 + b^2 / 3)
+    assert df[0] == pytest.approx((v_g + v_t) ** 2 / (v_g**2 / 7 + v_t**2 / 3))
+    # templates within two fixed strata (formats): df of the template part 4 - 2
+    _, df2 = crossed_variance(z, cells, 1, groups, templates, template_strata=templates // 2)
+    v_t2 = cluster_variance(z, cells, 1, templates, templates // 2)[0][0]
+    assert df2[0] == pytest.approx((v_g + v_t2) ** 2 / (v_g**2 / 7 + v_t2**2 / 2))
 
 
 def test_dispersion_of_independent_and_of_agreeing_words():

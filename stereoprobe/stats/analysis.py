@@ -16,8 +16,9 @@ ESTIMANDS = {
     "fixed": "these templates: shares over groups generalise to groups like these, asked with these templates "
              "(groups resampled, templates fixed); a group's own shares are that group at these templates",
     "random": "templates as a sample of wordings: shares over groups and templates generalise to groups and "
-              "wordings like these (groups and templates both resampled); a group's and a template's own shares "
-              "stay at these templates",
+              "wordings like these (groups and templates both resampled); a group's own share generalises to "
+              "wordings like these (its template differences count as noise); a template's own share stays at "
+              "that template",
 }
 METHOD = ("linearized (Taylor) variances: cells over groups cluster on groups (categories as strata for all; "
           "with --wording random also on templates, Cameron-Gelbach-Miller two-way); a group's own cells use the "
@@ -97,6 +98,8 @@ def share_tables(rows: Any, level: float, wording: str = "fixed") -> dict[str, A
 
     Also ``dispersion`` (:class:`stereoprobe.stats.dispersion.Dispersion`, these
     templates) and ``phi`` per row. What ``add_statistics`` and the simulations run.
+    A group's test against its category compares the same templates on both sides, so it
+    uses the these-templates dispersion whatever the wording.
     """
     import numpy as np
     import pandas as pd
@@ -106,6 +109,11 @@ def share_tables(rows: Any, level: float, wording: str = "fixed") -> dict[str, A
 
     disp = dispersion(rows["neg"], rows["polar"], rows["group_key"], rows["cat_code"], rows["template"])
     phi = np.asarray(disp.phi)[rows["cat_code"].to_numpy()]
+    own = disp
+    if wording == "random":  # a group's own share over wordings: the template effects are part of its variance
+        own = dispersion(rows["neg"], rows["polar"], rows["group_key"], rows["cat_code"])
+        n_t = rows.groupby("cat_code")["template"].nunique().reindex(range(len(own.phi))).to_numpy()
+        own = type(own)(phi=own.phi, df=np.minimum(own.df, np.maximum(n_t - 1, 1)), mu=own.mu)  # shared wordings
     ccode, cats = _codes(rows, ["category"])
     t4 = over_groups(rows, ccode, len(cats), level, wording, phi=phi)
     t4_all = over_groups(rows, np.zeros(len(rows), int), 1, level, wording, strata="cat_code", phi=phi)
@@ -113,7 +121,7 @@ def share_tables(rows: Any, level: float, wording: str = "fixed") -> dict[str, A
     tcode, tkeys = _codes(rows, ["category", "template", "format"])
     tt = pd.concat([tkeys, over_groups(rows, tcode, len(tkeys), level, "fixed", phi=phi)], axis=1)
     gcode, gkeys = _codes(rows, ["category", "group"])
-    gt = pd.concat([gkeys, within_groups(rows, disp, gcode, len(gkeys), level)], axis=1)
+    gt = pd.concat([gkeys, within_groups(rows, own, gcode, len(gkeys), level)], axis=1)
     gcat = pd.Categorical(gkeys["category"]).codes
     gt = pd.concat([gt, vs_category(rows, disp, gcode, len(gkeys), gcat, level)], axis=1)
     return {"table4": t4, "templates": tt, "groups": gt, "dispersion": disp, "phi": phi, "categories": cats}

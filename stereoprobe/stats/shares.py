@@ -12,7 +12,9 @@ Two kinds of cell, two estimands (docs/statistics.md):
 - **a group's own cells** (all probes, questions, statements): "this group at these
   templates": the variance is the category's pooled dispersion (one reply's words agree
   more than chance, by as much in every group of a category) times the binomial variance
-  of the group's fitted rates (``within_groups``; :mod:`stereoprobe.stats.dispersion`).
+  of the group's fitted rates (``within_groups``; :mod:`stereoprobe.stats.dispersion`);
+  with ``wording="random"`` the dispersion is fitted without template effects, so the
+  template differences count as noise (with the templates' few degrees of freedom).
 
 A cell with fewer than ``MIN_PROBES`` probes with counted words is "too few probes":
 no interval.
