@@ -126,7 +126,7 @@ def rank_stability(matrix: Any, n_boot: int, seed: int, level: float) -> tuple[f
     def mean_rho(w: Any) -> Any:  # w: (B, groups) multiplicities
         r = np.stack([_weighted_ranks(x[:, j], w) for j in range(t)], -1)  # (B, groups, templates)
         r = r - (w[:, :, None] * r).sum(1)[:, None, :] / w.sum(1)[:, None, None]
-        cov = np.einsum("bg,bgi,bgj->bij", w, r, r)
+        cov = np.matmul((w[:, :, None] * r).transpose(0, 2, 1), r)  # (B, templates, templates)
         sd = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
         with np.errstate(invalid="ignore", divide="ignore"):
             corr = cov / (sd[:, :, None] * sd[:, None, :])
@@ -204,8 +204,13 @@ def robustness(templates: Any, rows: Any, occ: Any, n_boot: int, seed: int, leve
         parts: dict[str, Any] = {"spread": float(shares.max() - shares.min()) if len(shares) >= 2 else np.nan}
         pc = probes[probes["category"] == cat]
         parts.update(variance_parts(pc[["group", "template", "share", "weight"]]))
-        matrix = pc.pivot_table(index="group", columns="template", values="share", aggfunc="mean")
-        rho, lo, hi = rank_stability(matrix.to_numpy(), n_boot, seed, level)
+        gi, gk = pd.factorize(pc["group"], sort=True)
+        ti, tk = pd.factorize(pc["template"], sort=True)
+        cell = gi * len(tk) + ti  # groups x templates; several probes of one cell are averaged
+        n = np.bincount(cell, minlength=len(gk) * len(tk))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            matrix = (np.bincount(cell, pc["share"].to_numpy(), len(gk) * len(tk)) / n).reshape(len(gk), len(tk))
+        rho, lo, hi = rank_stability(matrix, n_boot, seed, level)
         k = matrix.shape[1]
         parts.update(rank_stability=rho, rank_stability_ci_low=lo, rank_stability_ci_high=hi, templates=k)
         parts.update(zip(("rank_reliability", "rank_reliability_ci_low", "rank_reliability_ci_high"),
