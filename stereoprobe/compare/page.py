@@ -154,9 +154,12 @@ def render(result: Any, figures: dict[str, bytes], heatmaps: list[tuple[str, byt
     if len(result.amplification):
         amp = result.amplification[(result.amplification.level != "group") & (result.amplification.format == "all")]
         parts += ["<h2>Model against people</h2>",
-                  "<p>Amplification: the model's negative share minus people's, on the probes both have.</p>",
+                  "<p>Amplification: the model's negative share minus people's, on the probes both have, every "
+                  "common probe counted once in both runs (people's queries carry many completions, a model's probes "
+                  "ten words). These are shares on the common probes only, not Table 4's.</p>",
                   _table(amp, [("model", "model"), ("baseline", "people"), ("level", "level"), ("category", "category"),
-                               ("model_negative", "model neg %"), ("human_negative", "people neg %"),
+                               ("model_negative", "model neg % (common probes)"),
+                               ("human_negative", "people neg % (common probes)"),
                                ("amplification", "amplification"), ("q", "q"), ("verdict", "verdict")])]
     if len(result.recall):
         parts += ["<p>Recall: the share of people's distinct words for a group that the model also gave for it.</p>",
