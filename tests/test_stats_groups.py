@@ -143,3 +143,21 @@ def test_bad_options_are_one_line_errors(level, n_boot, seed, wording, message):
     with pytest.raises(DataError, match=message) as err:
         check_options(level, n_boot, seed, wording)
     assert "\n" not in str(err.value)
+
+
+def test_wording_random_widens_what_the_templates_move():
+    # strong template effects, no group effect: treating the templates as a sample widens the category's
+    # interval and a group's own; the template cells (each its own template) stay as they are
+    scenario = sim.replace(next(s for s in sim.SCENARIOS if s.name == "template-effects"), sd_template=1.0)
+    rows = sim.prepared(sim.draw(sim.World.make(scenario), np.random.default_rng(5), True)[0])
+    fixed, random = share_tables(rows, 0.95, "fixed"), share_tables(rows, 0.95, "random")
+
+    def width(table, col="negative"):
+        return (table[f"{col}_ci_high"] - table[f"{col}_ci_low"]).to_numpy()
+
+    ratio = width(random["table4"]) / width(fixed["table4"])
+    assert (ratio > 1).all() and np.median(ratio) > 1.5
+    assert np.median(width(random["groups"]) / width(fixed["groups"])) > 1.3
+    assert np.allclose(width(random["templates"]), width(fixed["templates"]))
+    # the group test compares the same templates on both sides: it does not depend on the wording
+    assert random["groups"]["vs_category_p"].equals(fixed["groups"]["vs_category_p"])
