@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from stereoprobe.stats.intervals import binomial_pvalue, share_interval, t_interval, t_pvalue
+from stereoprobe.stats.intervals import betabinomial_pvalue, share_interval, t_interval, t_pvalue
 
 DF_FACTOR = (stats.t.ppf(0.975, 59) / stats.t.ppf(0.975, 5)) ** 2
 
@@ -127,13 +127,18 @@ def test_no_p_value_of_zero():
     assert t_pvalue(1e6, None, 9, se=1e-3, df=8) > 0  # underflow is clipped above 0
 
 
-def test_binomial_pvalue_equals_the_exact_test_for_whole_counts():
-    for x, n, p0 in ((3, 10, 0.5), (0, 20, 0.1), (7, 10, 0.3), (12, 40, 0.2)):
-        ours = float(binomial_pvalue(x, n, p0))
-        upper, lower = stats.binom.sf(x - 1, n, p0), stats.binom.cdf(x, n, p0)
-        assert ours == pytest.approx(min(1.0, 2 * min(upper, lower)), rel=1e-9)
-    # by hand: 0 of 20 at 10%: 2 * 0.9^20 = 0.2432
-    assert float(binomial_pvalue(0, 20, 0.1)) == pytest.approx(2 * 0.9**20)
-    # fractional counts lie between their neighbours
-    assert float(binomial_pvalue(3, 10, 0.5)) >= float(binomial_pvalue(2.5, 10, 0.5)) >= float(binomial_pvalue(2, 10, 0.5))
-    assert np.isnan(binomial_pvalue(1, 10, 0.0))
+def test_betabinomial_pvalue_by_hand_and_against_scipy():
+    # parts with no correlation: six probes of 10 at 10% add up to Binomial(60, 0.1)
+    units = np.repeat([0, 1, 2], 6)
+    p = betabinomial_pvalue([0, 6, 15], [10] * 18, [0.1] * 18, 0.0, units)
+    assert p[0] == pytest.approx(2 * 0.9**60)  # by hand: 0 of 60
+    assert p[1] == 1.0  # 6 of 60 is the mean: both tails above one half
+    assert p[2] == pytest.approx(2 * stats.binom.sf(14, 60, 0.1))
+    # one beta-binomial part: P(X = 0) for 10 trials, rate .2, correlation .3 (a = .2 * (1/.3 - 1))
+    a, b = 0.2 * (1 / 0.3 - 1), 0.8 * (1 / 0.3 - 1)
+    assert betabinomial_pvalue([0], [10], [0.2], 0.3, [0])[0] == pytest.approx(2 * stats.betabinom.pmf(0, 10, a, b))
+    # correlated words make the same count less surprising
+    assert betabinomial_pvalue([0], [10] * 6, [0.1] * 6, 0.2, [0] * 6)[0] > 10 * p[0]
+    # two parts with different rates: the exact convolution
+    conv = np.convolve(stats.binom.pmf(np.arange(11), 10, 0.1), stats.binom.pmf(np.arange(6), 5, 0.5))
+    assert betabinomial_pvalue([6], [10, 5], [0.1, 0.5], 0.0, [0, 0])[0] == pytest.approx(2 * conv[6:].sum())
