@@ -143,7 +143,10 @@ def rank_stability(matrix: Any, n_boot: int, seed: int, level: float) -> tuple[f
     w = np.zeros((n_boot, g))
     np.add.at(w, (np.repeat(np.arange(n_boot), g), idx.ravel()), 1.0)
     reps = mean_rho(w)
-    low, high = t_interval(est, reps[~np.isnan(reps)], g, 1, level, bounds=(-1.0, 1.0))
+    reps = reps[~np.isnan(reps)]
+    if len(reps) < 2:  # almost every resample has a template without variation: no interval
+        return est, nan, nan
+    low, high = t_interval(est, reps, g, 1, level, bounds=(-1.0, 1.0))
     return est, float(low), float(high)
 
 
