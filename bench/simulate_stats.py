@@ -313,12 +313,13 @@ def markdown(results: list[dict[str, Any]]) -> str:
     lines += ["**power (share of true effects with p < 0.05; q: after BH)**", "", "| scenario | effect | test | power |",
               "|---|---|---|---:|"]
     for r in results:
-        named = r["scenario"].name.startswith("power")
+        name = r["scenario"].name
         for t, v in r["tests"].items():
-            if "(effect" in t and v.get("n") and r["wording"] == "fixed" and (named or t.split(" (")[0] in ("NMI", "four-fifths")):
-                lines.append(f"| {r['scenario'].name} | {r['scenario'].note} | {t} | {v['rate']:.3f} ({v['n']:,}) |")
-        lines.append("")
-    return "\n".join(lines)
+            criterion = t.split(" (")[0] in ("NMI", "four-fifths")
+            wanted = (name.startswith("power") and not criterion) or (name.startswith("groups-") and criterion)
+            if "(effect" in t and v.get("n") and r["wording"] == "fixed" and wanted:
+                lines.append(f"| {name} | {r['scenario'].note} | {t} | {v['rate']:.3f} ({v['n']:,}) |")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -111,7 +111,8 @@ def _group_dispersion(rows: Any, codes: dict[str, Any], n_cells: int, m: Any, z:
     """Per group cell: its category's pooled paired dispersion and that dispersion's degrees of freedom.
 
     From the groups' all-format cells: ``sum(own variance) / sum(binomial variance m)``,
-    the own variance with the group's probes as clusters and its formats as strata.
+    the own variance with the group's probes as clusters and its formats as strata, ``m``
+    over the same probes (a format with a single probe adds to neither).
     """
     import numpy as np
     import pandas as pd
@@ -125,12 +126,21 @@ def _group_dispersion(rows: Any, codes: dict[str, Any], n_cells: int, m: Any, z:
     for code in codes.values():
         cat_of_cell[code[code >= 0]] = cat[code >= 0]
     code = codes["all"]
-    v, k, h = cluster_variance(z["all"], code, n_cells, rows["probe_id"].to_numpy(), rows["format"].to_numpy(), counted)
+    fmt = rows["format"].to_numpy()
+    v, k, h = cluster_variance(z["all"], code, n_cells, rows["probe_id"].to_numpy(), fmt, counted)
+    # the binomial variance of the same probes: a format with one probe adds nothing to v, so not to m
+    stratum = pd.factorize(pd.Series(code).astype(str) + "\x1f" + pd.Series(fmt).astype(str))[0]
+    alone = np.bincount(stratum, counted.astype(float))[stratum] < 2
+    wa = np.bincount(np.where(code >= 0, code, 0), rows["pol_a"].to_numpy(float), n_cells)
+    wb = np.bincount(np.where(code >= 0, code, 0), rows["pol_b"].to_numpy(float), n_cells)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        part = rows["pol_a"].to_numpy(float) / wa[code] ** 2 + rows["pol_b"].to_numpy(float) / wb[code] ** 2
+        share = np.bincount(code, np.where(alone | ~counted, 0.0, part), n_cells) / (1 / wa + 1 / wb)
     use = np.zeros(n_cells, bool)
     use[code[code >= 0]] = True
-    use &= np.isfinite(m)
+    use &= np.isfinite(m) & np.isfinite(share)
     num = np.bincount(cat_of_cell[use], v[use], n_cat)
-    den = np.bincount(cat_of_cell[use], m[use], n_cat)
+    den = np.bincount(cat_of_cell[use], (m * share)[use], n_cat)
     df = np.bincount(cat_of_cell[use], (k - h)[use].astype(np.float64), n_cat)
     with np.errstate(invalid="ignore", divide="ignore"):
         phi = np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)

@@ -106,6 +106,7 @@ def share_tables(rows: Any, level: float, wording: str = "fixed") -> dict[str, A
 
     from stereoprobe.stats.dispersion import dispersion
     from stereoprobe.stats.shares import over_groups, vs_category, within_groups
+    from stereoprobe.stats.variance import satterthwaite
 
     disp = dispersion(rows["neg"], rows["polar"], rows["group_key"], rows["cat_code"], rows["template"])
     phi = np.asarray(disp.phi)[rows["cat_code"].to_numpy()]
@@ -113,7 +114,10 @@ def share_tables(rows: Any, level: float, wording: str = "fixed") -> dict[str, A
     if wording == "random":  # a group's own share over wordings: the template effects are part of its variance
         own = dispersion(rows["neg"], rows["polar"], rows["group_key"], rows["cat_code"])
         n_t = rows.groupby("cat_code")["template"].nunique().reindex(range(len(own.phi))).to_numpy()
-        own = type(own)(phi=own.phi, df=np.minimum(own.df, np.maximum(n_t - 1, 1)), mu=own.mu)  # shared wordings
+        # the part the templates add rests on their few effects, shared by every group: Satterthwaite df
+        extra = np.maximum(np.asarray(own.phi) - np.asarray(disp.phi), 0)
+        df = satterthwaite([disp.phi, extra], [disp.df, np.maximum(n_t - 1, 1)])
+        own = type(own)(phi=own.phi, df=np.minimum(own.df, df), mu=own.mu)
     ccode, cats = _codes(rows, ["category"])
     t4 = over_groups(rows, ccode, len(cats), level, wording, phi=phi)
     t4_all = over_groups(rows, np.zeros(len(rows), int), 1, level, wording, strata="cat_code", phi=phi)
