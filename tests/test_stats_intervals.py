@@ -142,3 +142,12 @@ def test_betabinomial_pvalue_by_hand_and_against_scipy():
     # two parts with different rates: the exact convolution
     conv = np.convolve(stats.binom.pmf(np.arange(11), 10, 0.1), stats.binom.pmf(np.arange(6), 5, 0.5))
     assert betabinomial_pvalue([6], [10, 5], [0.1, 0.5], 0.0, [0, 0])[0] == pytest.approx(2 * conv[6:].sum())
+
+
+def test_docs_quote_the_worked_example_and_the_edges():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "statistics.md").read_text(encoding="utf-8")
+    for text in ("**34.3% to 74.5%**", "**36.1% to 72.8%**", "0.0058333", "0 to 9.6%", "2.6 to 24.6%", "90.4 to 100%",
+                 "0.0 to 12.8%"):
+        assert text in doc, text
