@@ -1,6 +1,6 @@
 """Every statistic of one scoring, in one call: what ``sentiment.score`` runs.
 
-``check_options`` validates ``--ci``, ``--bootstrap``, ``--seed``; ``add_statistics``
+``check_options`` validates ``--ci``, ``--bootstrap``, ``--seed``, ``--wording``; ``add_statistics``
 takes the word occurrences, the records and the three share tables and returns them
 with interval columns, plus the format test, criteria and robustness tables.
 """
@@ -20,17 +20,18 @@ ESTIMANDS = {
               "wordings like these (its template differences count as noise); a template's own share stays at "
               "that template",
 }
-METHOD = ("linearized (Taylor) variances: cells over groups cluster on groups (categories as strata for all; "
-          "with --wording random also on templates, Cameron-Gelbach-Miller two-way); a group's own cells use the "
-          "category's pooled quasi-binomial dispersion (logit model group + template); shares: Korn-Graubard beta "
-          "interval at the effective sample size; differences: t interval and test with the same variance; group vs "
-          "category: binomial test at the effective size of the null variance; NMI and four-fifths: permutation "
+METHOD = ("linearized (Taylor) design-based variances: cells over groups cluster on groups (categories as strata "
+          "for all; with --wording random also on templates within formats, the sum of the two one-way variances, "
+          "Satterthwaite df); a group's own cells use the category's pooled quasi-binomial dispersion (logit model "
+          "group + template; group only with --wording random); shares: Jeffreys interval at the Korn-Graubard "
+          "effective sample size; differences: t interval and test from the same variance; group vs category: "
+          "exact beta-binomial convolution under the category's template rates; NMI and four-fifths: permutations "
           "within category x template")  # fmt: skip
 
 
 @dataclass(frozen=True)
 class StatsOptions:
-    """How the statistics are computed: interval level, bootstrap replicates, seed."""
+    """How the statistics are computed: interval level, bootstrap replicates, seed, wording (estimand)."""
 
     level: float = 0.95
     n_boot: int = 2000
