@@ -102,9 +102,9 @@ def crossed_variance(z: Any, cells: Any, n_cells: int, groups: Any, templates: A
     ``V = V_groups + V_templates``: each one-way part counts the probe-level noise once, so
     the sum counts it twice, a small upward bias (about ``V_probes``) kept on purpose:
     subtracting ``V_probes`` (Cameron, Gelbach & Miller 2011) is unbiased but, with the six
-    templates of a category, undercovered in simulation (0.89 where templates differ, vs
-    0.93 for the sum; docs/statistics.md). Degrees of freedom by Satterthwaite from the
-    group part (``G - H``) and the template part (``T - H_T``).
+    templates of a category, undercovered in simulation (0.89 for category cells where
+    templates differ, vs 0.96 for the sum; docs/statistics.md). Degrees of freedom by
+    Satterthwaite from the group part (``G - H``) and the template part (``T - H_T``).
     """
     import numpy as np
 
