@@ -155,9 +155,10 @@ def test_pages_open_with_key_findings_model_and_coverage(built):
     index = _text(built / "briefing" / "index.html")
     # political's only share rests on one probe, so gender is the only category with a share: 9 of 20
     assert re.search(r"gender: 45% \(\d+ to \d+\) of labelled words negative\.", index)
-    # the question-vs-statement finding comes from format_test.csv: three paired groups can give
-    # no exact sign-flip p below 2/2^3 = 0.25, so the sentence says the test cannot decide
-    assert "Too few groups to test questions against statements for all categories: 73% vs 11%" in index
+    # the question-vs-statement finding comes from format_test.csv: three paired groups, a t test with 2
+    # degrees of freedom: a 62-point gap is found, with the wide interval three groups allow
+    assert ("Questions are more negative than statements for all categories: 73% vs 11%, 62 points "
+            "(95% CI 32 to 91)") in index
     assert "Numbers in brackets are 95% intervals" in index
     assert findings.headings[0] == 1
 

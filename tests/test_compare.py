@@ -6,7 +6,9 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
+from scipy import stats
 
 from compare_synth import group_rates, make_run
 from stereoprobe.compare import Settings, compare, write_comparison
@@ -16,7 +18,7 @@ from stereoprobe.store import RunStore
 
 DATA = Path(__file__).parent / "data"
 CHOENNI = DATA / "choenni" / "single_word_synthetic.csv"
-FAST = Settings(n_boot=1000, seed=11)
+FAST = Settings()
 
 
 def _write(run: Path, records: list[Completion], model: str = "m") -> Path:
@@ -44,16 +46,59 @@ def null_pair(tmp_path_factory):
     return make_run(base / "a", 101, rate), make_run(base / "b", 202, rate)
 
 
-def test_two_samples_of_one_model_flag_at_most_5_percent_of_groups(null_pair):
-    result = compare(null_pair, synonyms=False, settings=FAST)
-    d = result.differences
-    groups = d[(d.level == "group") & (d.format == "all")]
-    assert len(groups) == 382
-    assert (groups.verdict != "not distinguishable").mean() <= 0.05
-    cats = d[d.level == "category"]
-    assert (cats.verdict != "not distinguishable").sum() <= 1
-    # every p is a number in [0, 1] where the cell has probes in both runs
-    assert d.loc[~d.too_few_probes, "p"].between(0, 1).all()
+def _null_checks(d, low=0.02):
+    groups = d[d.level == "group"]
+    assert len(groups[groups.format == "all"]) == 382
+    # a complete null: BH flags anything in a family (pair and level) at most 5% of the time. No group cell
+    # is flagged; of the 10 categories (with all) at most one (the first pair's seeds draw sexuality 13
+    # points apart: a 3.8 sd difference, P = 0.00025 by simulating the same rates 4,000 times)
+    assert (groups.verdict == "not distinguishable").all()
+    flagged = d[(d.level != "group") & (d.verdict != "not distinguishable")]
+    assert flagged.category.nunique() <= 1
+    # every p is a number in (0, 1] where the cell has probes in both runs; raw p < 0.05 about 5% or less
+    ok = ~d.too_few_probes
+    assert (d.loc[ok, "p"] > 0).all() and (d.loc[ok, "p"] <= 1).all()
+    rate = (groups.loc[~groups.too_few_probes, "p"] < 0.05).mean()
+    assert low <= rate <= 0.065  # about 5% (1,146 cells of one run; 4.6-5.0% over 200 runs, docs/statistics.md)
+
+
+def test_two_samples_of_one_model_flag_nothing(null_pair):
+    _null_checks(compare(null_pair, synonyms=False, settings=FAST).differences)
+
+
+def test_two_samples_at_a_low_rate_flag_nothing(tmp_path):
+    # 5% negative everywhere: the low rate and the groups and 3-probe cells whose differences are all 0
+    # (no variance of their own) that the earlier tests missed
+    a = make_run(tmp_path / "a", 31, lambda c, g: 0.05)
+    b = make_run(tmp_path / "b", 32, lambda c, g: 0.05)
+    d = compare([a, b], synonyms=False, settings=FAST).differences
+    _null_checks(d, low=0.005)  # conservative at 5%: few words are negative, the binomial floor dominates
+    cells = d[(d.level == "group") & (d.format != "all") & ~d.too_few_probes]
+    assert (cells.ci_high > cells.ci_low).all()  # no cell collapses to a point
+
+
+def test_a_difference_with_no_variance_has_a_p_value(tmp_path):
+    # A and B identical except that each of g0's three question probes has two more negative words in A:
+    # every paired difference in the category is identical within its stratum (no variance anywhere), so
+    # the difference is tested at the binomial variance: a number, not p = 0
+    def probes(run):
+        out = []
+        for g in range(6):
+            for t, fmt in enumerate(["question"] * 3 + ["statement"] * 3):
+                neg = 5 + (2 if run == "a" and g == 0 and fmt == "question" else 0)
+                out.append(_probe(f"g{g}t{t}", f"g{g}", fmt, ["cruel"] * neg + ["kind"] * (10 - neg)))
+        return out
+
+    a, b = _write(tmp_path / "a", probes("a")), _write(tmp_path / "b", probes("b"))
+    d = compare([a, b], synonyms=False, settings=FAST).differences.set_index(["level", "group", "format"])
+    row = d.loc[("group", "g0", "question")]
+    assert row.difference == pytest.approx(20.0)
+    # pooled rate (21 + 15 + .5) / (30 + 30 + 1) = .598: se = 100 * sqrt(.598 * .402 * (1/30 + 1/30)) = 12.66
+    # points; t with the dispersion's degrees of freedom: 6 groups x (6 probes - 2 formats) = 24
+    se = 100 * np.sqrt(36.5 / 61 * (1 - 36.5 / 61) * (2 / 30))
+    assert row.p == pytest.approx(2 * stats.t.sf(20 / se, 24), rel=1e-6)
+    assert 0.1 < row.p < 0.15 and row.verdict == "not distinguishable"
+    assert (row.ci_low, row.ci_high) == pytest.approx((20 - stats.t.ppf(0.975, 24) * se, 20 + stats.t.ppf(0.975, 24) * se))
 
 
 def test_a_real_difference_is_found(tmp_path, null_pair):
@@ -124,6 +169,9 @@ def test_hand_checkable_example(tmp_path):
     # A: 4 negative of 10 = 40%; B (p1-p4): 2 of 10 = 20%; difference +20 points
     row = d.loc[("all", "all", "", "all")]
     assert (row.negative_a, row.negative_b, row.difference, row.probes) == (40.0, 20.0, 20.0, 4)
+    # paired scores per group +0.1 and -0.1: variance 2 * (0.01 + 0.01) = 0.04, se 20 points, t = 1, df 1
+    assert row.p == pytest.approx(0.5) and (row.ci_low, row.ci_high) == (-100.0, 100.0)
+    assert d.loc[("group", "age", "old people", "all"), "too_few_probes"]  # 2 probes: fewer than 3
     # old people: A 3/5 = 60%, B 1/5 = 20%: +40; questions only: A 2/3, B 0/3
     assert d.loc[("group", "age", "old people", "all"), "difference"] == pytest.approx(40.0)
     assert d.loc[("group", "age", "old people", "question"), "negative_a"] == pytest.approx(200 / 3)
@@ -198,10 +246,17 @@ def test_amplification_and_recall_against_a_baseline(tmp_path, run_cli):
     # in it) = 50%; millennials 0%; atheists angry(-) wise(+) = 50%. People on those probes:
     # old people grumpy x2 (-), wise (+), slow (none), cold (-) = 75%; millennials lazy,
     # anxious = 100%; atheists angry = 100%.
+    # against people every common probe counts once (people's queries carry many completions). Per probe:
+    # model old people 1 of 2 on both probes (50%, 50%), people why_are_so grumpy, grumpy, wise (2 of 3) and
+    # why_are_always_so cold (1 of 1): 83.3%; millennials 0% vs 100%; atheists 50% vs 100%
+    assert set(result.differences.weighting) == {"probes"}
     assert amp.loc[("group", "age", "old people", "all"), "model_negative"] == pytest.approx(50.0)
-    assert amp.loc[("group", "age", "old people", "all"), "human_negative"] == pytest.approx(75.0)
-    assert amp.loc[("group", "age", "old people", "all"), "amplification"] == pytest.approx(-25.0)
+    assert amp.loc[("group", "age", "old people", "all"), "human_negative"] == pytest.approx(250 / 3)
+    assert amp.loc[("group", "age", "old people", "all"), "amplification"] == pytest.approx(50 - 250 / 3)
     assert amp.loc[("group", "age", "millennials", "all"), "amplification"] == pytest.approx(-100.0)
+    # overall: model (50 + 50 + 0 + 50) / 4 = 37.5, people (66.7 + 100 + 100 + 100) / 4 = 91.7
+    assert amp.loc[("all", "all", "", "all"), "model_negative"] == pytest.approx(37.5)
+    assert amp.loc[("all", "all", "", "all"), "human_negative"] == pytest.approx(275 / 3)
     rec = result.recall.set_index("category")
     # people's distinct words: old people {grumpy, wise, slow, cold}, millennials {lazy,
     # anxious, entitled}, atheists {angry}; the model gave grumpy, slow, angry: 3 of 8
@@ -216,8 +271,7 @@ def test_amplification_and_recall_against_a_baseline(tmp_path, run_cli):
 
 def test_writes_a_self_contained_page_tables_and_figures(tmp_path, null_pair, run_cli):
     out = tmp_path / "cmp"
-    result = run_cli("compare", *null_pair, "--out", out, "--no-synonyms", "--bootstrap", "200",
-                     "--lexicons", "nrc,afinn")
+    result = run_cli("compare", *null_pair, "--out", out, "--no-synonyms", "--lexicons", "nrc,afinn")
     assert result.exit_code == 0, result.output
     assert "common probes" in result.output
     for name in ("differences.csv", "shares.csv", "runs.csv", "pairs.csv", "lexicons.csv", "lexicon_band.csv",
@@ -238,7 +292,8 @@ def test_writes_a_self_contained_page_tables_and_figures(tmp_path, null_pair, ru
     assert page.count("<details>") == 382
     assert 'class="w n"' in page and 'class="w p"' in page
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["statistics"]["B"] == 200 and meta["lexicons"] == ["nrc", "afinn"]
+    assert meta["statistics"]["wording"] == "fixed" and meta["lexicons"] == ["nrc", "afinn"]
+    assert "these templates" in meta["statistics"]["estimand"] and "these templates" in page
     band = pd.read_csv(out / "lexicon_band.csv")
     assert (band.band_low <= band.band_high).all()
 
@@ -247,32 +302,27 @@ def test_never_replaces_a_folder_it_did_not_write(tmp_path, null_pair):
     out = tmp_path / "mine"
     out.mkdir()
     (out / "notes.txt").write_text("keep me")
-    result = compare(null_pair, synonyms=False, settings=Settings(n_boot=100))
+    result = compare(null_pair, synonyms=False, settings=Settings())
     with pytest.raises(DataError, match="not written by `stereoprobe compare`"):
         write_comparison(result, out)
     assert (out / "notes.txt").read_text() == "keep me"
 
 
-def test_sparse_cell_shares_equal_the_stats_packages_replicate_ratio(null_pair):
-    """paired.ratio takes the sums through a sparse indicator; it is W @ num / W @ den."""
-    import numpy as np
-
-    from stereoprobe import stats
+def test_paired_variance_is_the_linearized_one_by_hand(tmp_path):
+    """A category cell's variance: groups are the clusters of the paired scores (docs/compare.md)."""
     from stereoprobe.compare import paired
-    from stereoprobe.compare.runs import load_runs
-    from stereoprobe.lexicon import load_bundled
-    from stereoprobe.sentiment import Labeller
 
-    a, b = load_runs(null_pair, Labeller(load_bundled(), synonyms=False), write_missing=False)
-    rows = paired.aligned(a.probes, b.probes)
-    plans = paired.Plans(Settings(n_boot=50, seed=3))
-    for level in paired.LEVELS:
-        c = paired.cells(rows, level)
-        wt = plans.get(rows, by_group=level == "group")
-        est, reps = paired.ratio(wt, rows.neg_a.to_numpy(float), rows.pol_a.to_numpy(float), c.indicator)
-        x = c.indicator.toarray()
-        ref = 100 * stats.replicate_ratio(wt.T, x * rows.neg_a.to_numpy(float)[:, None], x * rows.pol_a.to_numpy(float)[:, None])
-        assert np.allclose(reps, ref, equal_nan=True)
-        assert np.allclose(est, 100 * (x.T @ rows.neg_a) / (x.T @ rows.pol_a), equal_nan=True)
-    # a plan is drawn once per structure and reused by every pair with the same rows
-    assert len(plans._cache) == 2
+    rows = []
+    for g, (na, nb) in enumerate([(6, 4), (5, 5), (7, 3), (4, 4)]):  # one probe per group, 10 words each run
+        rows.append({"probe_id": f"p{g}", "category": "age", "group": f"g{g}", "template": "t", "format": "question",
+                     "neg_a": na, "pol_a": 10, "neg_b": nb, "pol_b": 10})
+    import pandas as pd
+
+    d = paired.pair_differences("a", "b", pd.DataFrame(rows), Settings())
+    cat = d[(d.level == "category") & (d.format == "all")].iloc[0]
+    # A 22/40 = 55%, B 16/40 = 40%; scores per group ((na - .55*10) - (nb - .4*10)) / 40 = .5, -1.5, 2.5, -1.5
+    # (over 40): variance 4/3 * (0.25 + 2.25 + 6.25 + 2.25) / 1600, df 3
+    se = 100 * np.sqrt(4 / 3 * 11 / 1600)
+    assert cat.difference == pytest.approx(15.0) and cat.clusters == 4
+    assert cat.p == pytest.approx(2 * stats.t.sf(15 / se, 3))
+    assert cat.ci_high - cat.difference == pytest.approx(stats.t.ppf(0.975, 3) * se)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -403,7 +404,9 @@ def test_cli_statistics_outputs_and_summary(run_cli, tmp_path):
     assert result.exit_code == 0, result.stderr
     assert "Questions are more negative than statements for age:" in result.stdout
     assert "Questions are more negative than statements for all categories:" in result.stdout
-    assert "Intervals: 95% from a cluster bootstrap (300 replicates, seed 3)" in result.stdout
+    assert "Intervals: 95%, wording fixed: these templates" in result.stdout
+    assert re.search(r"Negative share with 95% intervals \(these templates; positive = 100 - negative\):\n"
+                     r"Category +All probes +Questions +Statements\nage +\d+\.\d \(\d+\.\d to \d+\.\d\)", result.stdout)
     out = run / "sentiment"
     groups = pd.read_csv(out / "groups.csv").set_index(["category", "group"])
     for col in ("negative_ci_low", "question_negative_ci_high", "statement_positive_ci_low", "probes_asked",
@@ -417,14 +420,17 @@ def test_cli_statistics_outputs_and_summary(run_cli, tmp_path):
     assert list(ft.columns)[:10] == ["category", "question_negative", "statement_negative", "difference", "ci_low",
                                      "ci_high", "p", "q", "cohens_h", "groups"]
     assert ft["category"].tolist() == ["age", "gender", "all"] and (ft["q"] < 0.05).all()
-    # 8 groups: 2^8 = 256 sign patterns enumerated; all groups agree -> p = 2/256
-    assert ft.loc[0, "p"] == pytest.approx(2 / 256)
+    # one method behind the verdict and the interval: significant, and the interval excludes 0
+    assert (ft["ci_low"] > 0).all() and (ft["p"] < 0.05).all()
     crit = pd.read_csv(out / "criteria.csv")
-    assert list(crit.columns)[:6] == ["category", "format", "nmi", "nmi_p", "four_fifths_ratio", "groups"]
+    assert list(crit.columns)[:7] == ["category", "format", "nmi", "nmi_p", "four_fifths_ratio", "four_fifths_p",
+                                      "four_fifths_null_p05"]
     rob = pd.read_csv(out / "robustness.csv")
     assert len(rob) == 12 and rob["sentence"].str.startswith("For ").all()
     meta = json.loads((out / "meta.json").read_text())["statistics"]
-    assert (meta["bootstrap"], meta["level"], meta["seed"], meta["min_probes"]) == (300, 0.95, 3, 3)
+    assert (meta["bootstrap"], meta["level"], meta["seed"], meta["min_probes"], meta["wording"]) == (300, 0.95, 3, 3,
+                                                                                                 "fixed")
+    assert (out / "table4.md").read_text().count(" to ") >= 9  # Table 4 with intervals in table4.md too
     first = (out / "groups.csv").read_bytes()
     assert run_cli("sentiment", run, "--lexicon", SYNTHETIC, "--no-synonyms", "--bootstrap", "300",
                    "--seed", "3").exit_code == 0

@@ -66,7 +66,8 @@ def test_t_pvalue_by_hand():
 
     p = t_pvalue(2.0, reps, 10)
     assert p == pytest.approx(2 * stats.t.sf(2 / np.sqrt(10 / 9), 9))
-    assert t_pvalue(0.0, np.zeros(3), 10) == 1.0 and t_pvalue(1.0, np.zeros(3), 10) == 0.0
+    # no variance: p = 1 for no difference; a difference cannot be tested without a floor (never p = 0)
+    assert t_pvalue(0.0, np.zeros(3), 10) == 1.0 and np.isnan(t_pvalue(1.0, np.zeros(3), 10))
 
 
 def test_bh_by_hand():
@@ -93,16 +94,64 @@ def test_one_plan_pairs_two_runs_on_the_same_rows():
     assert low < 100 * 2 / 60 < high
 
 
-def test_docs_worked_example_is_what_the_code_computes():
-    # docs/statistics.md: six probes with 8..3 negative words of 10, every bootstrap draw enumerated
-    import itertools
-    from pathlib import Path
+def test_cluster_variance_by_hand():
+    from stereoprobe.stats.variance import cell_scores, cluster_variance
 
-    from stereoprobe.stats import share_interval
+    # one cell, clusters a (two probes: 2 of 4 and 1 of 4 negative), b (3 of 4), c (0 of 4): share 6/16
+    neg, pol = np.array([2, 1, 3, 0]), np.array([4, 4, 4, 4])
+    cells = np.zeros(4, int)
+    est, z, words = cell_scores(neg, pol, cells, 1)
+    assert est[0] == 0.375 and words[0] == 16
+    assert z.tolist() == pytest.approx([0.5 / 16, -0.5 / 16, 1.5 / 16, -1.5 / 16])
+    var, g, h = cluster_variance(z, cells, 1, ["a", "a", "b", "c"])
+    # cluster sums 0, 0.09375, -0.09375; mean 0; 3/2 * (2 * 0.09375^2) = 0.0263672
+    assert var[0] == pytest.approx(1.5 * 2 * 0.09375**2) and (g[0], h[0]) == (3, 1)
+    # two strata {a, b} and {c, d}: each n/(n-1) * sum of squared deviations from its own mean
+    var, g, h = cluster_variance(np.array([1.0, 3.0, 2.0, 6.0]), cells, 1, list("abcd"), list("xxyy"))
+    assert var[0] == pytest.approx(2 * (1 + 1) + 2 * (4 + 4)) and (g[0], h[0]) == (4, 2)
+    # rows outside any cell (-1) are ignored; a stratum with one cluster adds nothing and is not counted
+    var, g, h = cluster_variance(np.array([1.0, 3.0, 2.0, 6.0]), np.array([0, 0, 0, -1]), 1, list("abcd"), list("xxyy"))
+    assert var[0] == pytest.approx(4.0) and (g[0], h[0]) == (2, 1)
 
-    shares = [0.8, 0.7, 0.6, 0.5, 0.4, 0.3]
-    reps = 100 * np.array([np.mean(c) for c in itertools.product(shares, repeat=6)])
-    low, high = share_interval(55.0, reps, 6, 60, 1, 0.95)
-    assert (round(float(low), 1), round(float(high), 1)) == (35.7, 73.2)
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "statistics.md").read_text()
-    assert "**35.7% to 73.2%**" in doc and "0.00486" in doc
+
+def test_crossed_variance_is_groups_plus_templates():
+    from stereoprobe.stats.variance import cluster_variance, crossed_variance
+
+    rng = np.random.default_rng(0)
+    groups, templates = np.repeat(np.arange(8), 4), np.tile(np.arange(4), 8)
+    z = rng.normal(size=32) + np.array([1.0, -1.0, 0.5, -0.5])[templates]  # a template effect
+    z -= z.mean()
+    cells = np.zeros(32, int)
+    v_g = cluster_variance(z, cells, 1, groups)[0][0]
+    v_t = cluster_variance(z, cells, 1, templates)[0][0]
+    var, df = crossed_variance(z, cells, 1, groups, templates)
+    assert var[0] == pytest.approx(v_g + v_t)
+    # Satterthwaite: (a + b)^2 / (a^2 / 7 + b^2 / 3)
+    assert df[0] == pytest.approx((v_g + v_t) ** 2 / (v_g**2 / 7 + v_t**2 / 3))
+    # templates within two fixed strata (formats): df of the template part 4 - 2
+    _, df2 = crossed_variance(z, cells, 1, groups, templates, template_strata=templates // 2)
+    v_t2 = cluster_variance(z, cells, 1, templates, templates // 2)[0][0]
+    assert df2[0] == pytest.approx((v_g + v_t2) ** 2 / (v_g**2 / 7 + v_t2**2 / 2))
+
+
+def test_dispersion_of_independent_and_of_agreeing_words():
+    from stereoprobe.stats.dispersion import dispersion
+
+    rng = np.random.default_rng(2)
+    groups, templates = np.repeat(np.arange(60), 6), np.tile(np.arange(6), 60)
+    rate = 1 / (1 + np.exp(-(-0.5 + rng.normal(0, 0.5, 60)[groups] + np.linspace(-0.5, 0.5, 6)[templates])))
+    blocks = np.zeros(360, int)
+    # independent words: phi about 1
+    neg = rng.binomial(10, rate)
+    d = dispersion(neg, np.full(360, 10), groups, blocks, templates)
+    assert 0.8 < d.phi[0] < 1.2 and d.df[0] == 360 - 60 - 5
+    # a reply's rate drawn from Beta(8 r, 8 (1 - r)): phi = 1 + 9 / (8 + 1) = 2
+    neg = rng.binomial(10, rng.beta(8 * rate, 8 * (1 - rate)))
+    d = dispersion(neg, np.full(360, 10), groups, blocks, templates)
+    assert 1.7 < d.phi[0] < 2.3
+    # a group at 0% sits on the boundary: it changes neither phi nor its degrees of freedom
+    neg2 = np.where(groups == 0, 0, neg)
+    d2 = dispersion(neg2, np.full(360, 10), groups, blocks, templates)
+    without = dispersion(neg[groups > 0], np.full(354, 10), groups[groups > 0], blocks[groups > 0], templates[groups > 0])
+    assert d2.phi[0] == pytest.approx(without.phi[0], rel=1e-6) and d2.df[0] == without.df[0]
+    assert (d2.mu[groups == 0] == 0).all()

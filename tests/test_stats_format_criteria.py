@@ -1,20 +1,19 @@
-"""Question vs statement test, NMI and four-fifths: worked values and known truths."""
+"""Question vs statement test, NMI and four-fifths: worked values, and their nulls at a known truth."""
 
 import numpy as np
+import pandas as pd
 import pytest
+from scipy import stats
 from synthetic_stats import occurrences, truth_table
 
-from stereoprobe.stats.criteria import criteria, four_fifths_ratio, nmi, nmi_test
+from stereoprobe.stats.criteria import criteria, four_fifths_ratio, nmi, permutation_test
 from stereoprobe.stats.format_test import format_test, template_pairs
-from stereoprobe.stats.resample import cluster_weights
+from stereoprobe.stats.shares import probe_rows
 from stereoprobe.stats.units import unit_table
 
 
-def _format(occ, seed=0):
-    units = unit_table(occ)
-    key = units["category"] + "|" + units["group"]
-    w = cluster_weights([key, units["probe_id"]], 500, seed=seed, strata=units["category"]).astype(float)
-    return format_test(w, units, 0.95, seed).set_index("category")
+def _format(occ, wording="fixed"):
+    return format_test(probe_rows(unit_table(occ)), 0.95, wording).set_index("category")
 
 
 def test_template_pairs_by_their_words():
@@ -53,8 +52,35 @@ def test_format_sentence_matches_the_numbers():
                 f"{row.statement_negative:.0f}%, {row.difference:.0f} points (95% CI {row.ci_low:.0f} to "
                 f"{row.ci_high:.0f}), q ")
     assert row["sentence"].startswith(expected)
-    # ten groups: 2^10 = 1024 sign patterns, enumerated exactly; the all-positive one is the most extreme
-    assert row["p"] == pytest.approx(2 / 1024)
+
+
+def test_format_test_by_hand():
+    # four groups, one question and one statement probe each (10 words): questions 8, 7, 6, 9 negative,
+    # statements 5, 5, 4, 6: 75% vs 50%, 25 points. Linearized per group: ((q - .75*10) - (s - .5*10)) / 40
+    # = .0125, -.0125, -.0125, .0125; variance 4/3 * 4 * .0125^2 = .00083333, se 2.8868 points, t = 8.660,
+    # df 3: p = 2 * t.sf(8.660, 3); interval 25 +/- 3.1824 * 2.8868 = 15.81 to 34.19
+    rows = []
+    for g, (qn, sn) in enumerate([(8, 5), (7, 5), (6, 4), (9, 6)]):
+        for tpl, fmt, n in (("why_are_so", "question", qn), ("are_so", "statement", sn)):
+            rows.append(("c", f"g{g}", f"g{g}{tpl}", tpl, fmt, n, 10 - n, 10))
+    df = pd.DataFrame(rows, columns=["category", "group", "probe_id", "template", "format", "neg", "pos", "polar"])
+    df["group_key"], df["cat_code"] = df["category"] + "|" + df["group"], 0
+    row = format_test(df, 0.95).set_index("category").loc["c"]
+    assert row["difference"] == pytest.approx(25.0)
+    assert row["p"] == pytest.approx(2 * stats.t.sf(0.25 / np.sqrt(4 / 3 * 4 * 0.0125**2), 3), rel=1e-9)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((15.81, 34.19), abs=0.01)
+
+
+def test_format_verdict_and_interval_never_disagree():
+    # one method behind both: p < 0.05 exactly when the 95% interval excludes 0, whatever the data
+    significant = 0
+    for seed in range(12):
+        gap = (0.5 + 0.02 * seed, 0.5)
+        ft = _format(occurrences({k: gap for k in truth_table(categories=2, groups=9)}, seed=seed))
+        for r in ft.itertuples():
+            assert (r.p < 0.05) == (r.ci_low > 0 or r.ci_high < 0), (seed, r.Index)
+            significant += r.p < 0.05
+    assert 0 < significant < 36  # both verdicts occur
 
 
 def test_nmi_worked_values():
@@ -67,28 +93,64 @@ def test_nmi_worked_values():
 def test_nmi_permutation_p_separates_dependence_from_noise():
     # replies (neg, pos): group a all negative, group b all positive -> NMI 1, p at its floor
     groups = ["a"] * 6 + ["b"] * 6
-    value, p = nmi_test(groups, [10] * 6 + [0] * 6, [0] * 6 + [10] * 6, 999, seed=0)
-    assert value == pytest.approx(1.0) and p < 0.01
+    res = permutation_test(groups, [10] * 6 + [0] * 6, [0] * 6 + [10] * 6, None, 999, seed=0)
+    assert res["nmi"] == pytest.approx(1.0) and res["nmi_p"] == pytest.approx(2 / 1000, abs=0.002)
     # identical replies in both groups: NMI 0 and p = 1
-    value, p = nmi_test(groups, [5] * 12, [5] * 12, 999, seed=0)
-    assert value == pytest.approx(0.0) and p == 1.0
+    res = permutation_test(groups, [5] * 12, [5] * 12, None, 999, seed=0)
+    assert res["nmi"] == pytest.approx(0.0) and res["nmi_p"] == 1.0
+
+
+def _templated(seed, group_effect):
+    """30 groups x 6 templates with strong template effects; groups differ by ``group_effect`` (logit sd)."""
+    rng = np.random.default_rng(seed)
+    g, t = np.repeat(np.arange(30), 6), np.tile(np.arange(6), 30)
+    logit = np.array([-2.0, -1.0, 0.0, 0.5, 1.5, 2.5])[t] + group_effect * rng.normal(size=30)[g]
+    rate = 1 / (1 + np.exp(-logit))
+    neg = rng.binomial(10, rng.beta(8 * rate, 8 * (1 - rate)))
+    return g, neg, 10 - neg, t
+
+
+def test_nmi_and_four_fifths_nulls_within_templates():
+    # no group effect, strong template effects: permuting within templates gives p-values spread over
+    # (0, 1); shuffling across templates puts template effects into the null and pushes p towards 1
+    within = [permutation_test(*_templated(s, 0.0), n_perm=199, seed=s) for s in range(16)]
+    across = [permutation_test(*_templated(s, 0.0)[:3], None, n_perm=199, seed=s) for s in range(16)]
+    assert 0.3 < np.mean([r["nmi_p"] for r in within]) < 0.7
+    assert np.mean([r["nmi_p"] for r in across]) > 0.8
+    assert 0.3 < np.mean([r["four_fifths_p"] for r in within]) < 0.7
+    # under the null the four-fifths ratio is below 0.8 by chance, yet not below what chance gives
+    assert all(r["four_fifths_ratio"] < 0.8 for r in within)
+    assert np.mean([r["four_fifths_ratio"] >= r["four_fifths_null_p05"] for r in within]) > 0.8
+    # a real group effect under the same template effects is found by the stratified test
+    real = [permutation_test(*_templated(s, 0.8), n_perm=199, seed=s) for s in range(8)]
+    assert all(r["nmi_p"] < 0.05 for r in real) and np.mean([r["four_fifths_p"] < 0.05 for r in real]) >= 0.75
 
 
 def test_criteria_on_synthetic_runs():
-    null = criteria(unit_table(occurrences(truth_table(categories=2, groups=15), seed=4)), seed=0)
-    assert list(null.columns)[:6] == ["category", "format", "nmi", "nmi_p", "four_fifths_ratio", "groups"]
+    null = criteria(probe_rows(unit_table(occurrences(truth_table(categories=2, groups=15), seed=4))), seed=0)
+    assert list(null.columns) == ["category", "format", "nmi", "nmi_p", "four_fifths_ratio", "four_fifths_p",
+                                  "four_fifths_null_p05", "groups", "permutations"]
     assert len(null) == 3 * 3 and (null.loc[null["format"] == "all", "nmi_p"] > 0.05).all()
+    # the ratio is below 0.8 under the null (the bare 0.8 rule fires), but not below what chance gives
+    assert (null["four_fifths_ratio"] < 0.8).all() and (null["four_fifths_p"] > 0.05).all()
     bad = {("c0", f"g0_{g}"): 0.95 for g in range(5)}
-    real = criteria(unit_table(occurrences(truth_table(categories=2, groups=15, rate=0.3, different=bad),
-                                           seed=4)), seed=0).set_index(["category", "format"])
+    real = criteria(probe_rows(unit_table(occurrences(truth_table(categories=2, groups=15, rate=0.3, different=bad),
+                                                      seed=4))), seed=0).set_index(["category", "format"])
     assert real.loc[("c0", "all"), "nmi_p"] < 0.01 and real.loc[("c1", "all"), "nmi_p"] > 0.05
-    assert real.loc[("c0", "all"), "four_fifths_ratio"] < 0.8
+    assert real.loc[("c0", "all"), "four_fifths_p"] < 0.01
+    assert real.loc[("c0", "all"), "four_fifths_ratio"] < real.loc[("c0", "all"), "four_fifths_null_p05"]
 
 
 def test_four_fifths_by_hand():
     # positive shares 0.2, 0.5, 0.8 -> 0.2 / 0.8 = 0.25
     assert four_fifths_ratio([2, 5, 8], [10, 10, 10]) == pytest.approx(0.25)
     assert np.isnan(four_fifths_ratio([0, 0], [10, 10]))
+    # two groups of three replies: the permutation null of the ratio, by enumeration. Group a positives
+    # 2, 2, 2 of 10; group b 8, 8, 8 of 10: ratio 0.25; of the C(6,3) = 20 splits only the observed one
+    # and its mirror give 0.25, the others 2/3 or 1/2 -> p = (1 + #null <= 0.25) / (1 + n)
+    res = permutation_test(["a"] * 3 + ["b"] * 3, [8, 8, 8, 2, 2, 2], [2, 2, 2, 8, 8, 8], None, 2000, seed=1)
+    assert res["four_fifths_ratio"] == pytest.approx(0.25)
+    assert res["four_fifths_p"] == pytest.approx(2 / 20, abs=0.02)
 
 
 def test_format_sentences_for_edge_cases():

@@ -21,8 +21,9 @@ from stereoprobe.cli._common import friendly_errors, given_options
 @click.option("--lexicons", default=None,
               help="Also show each category's range of shares across these lexicons, e.g. nrc,vader,afinn.")
 @click.option("--bootstrap", "n_boot", type=click.IntRange(min=100), default=2000, show_default=True,
-              help="Bootstrap replicates.")
-@click.option("--seed", type=int, default=2023, show_default=True, help="Seed of the resampling plans.")
+              help="Bootstrap replicates over jobs (jobs study; fill-in comparisons need none).")
+@click.option("--seed", type=int, default=2023, show_default=True,
+              help="Seed of the bootstrap (jobs study).")
 @friendly_errors
 def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, seed):
     """Compare two or more runs of one study: models, prompts, samples, or a model against people.
@@ -51,10 +52,9 @@ def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, se
         for line in study.compare(runs, out_dir, {"n_boot": n_boot, "seed": seed}):
             click.echo(line)
         return
-    from stereoprobe.compare import Settings, compare, write_comparison
+    from stereoprobe.compare import compare, write_comparison
 
-    result = compare(runs, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms, lexicons=lexicons,
-                     settings=Settings(n_boot=n_boot, seed=seed))
+    result = compare(runs, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms, lexicons=lexicons)
     written = write_comparison(result, out_dir)
     click.echo(result.summary())
     click.echo(f"Wrote {written}/ (open {written / 'index.html'})", err=True)

@@ -26,12 +26,15 @@ from stereoprobe.cli._common import friendly_errors
               help="Do not label missing words by their WordNet synonyms' majority.")
 @click.option("--ci", "ci", type=float, default=0.95, show_default=True,
               help="Level of every confidence interval (docs/statistics.md).")
+@click.option("--wording", type=click.Choice(["fixed", "random"]), default="fixed", show_default=True,
+              help="What the intervals generalise to: fixed = these templates (groups like these asked the same "
+                   "way); random = the templates as a sample of wordings too (wider).")
 @click.option("--bootstrap", type=int, default=2000, show_default=True,
-              help="Cluster-bootstrap replicates (at least 100).")
+              help="Bootstrap replicates of the rank-stability interval (at least 100).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the bootstrap and permutations: the same run and options give the same numbers.")
 @friendly_errors
-def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms, ci, bootstrap, seed):
+def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms, ci, wording, bootstrap, seed):
     """Map every completion word to NRC sentiment and print Table 4.
 
     Writes RUN_DIR/sentiment/: table4.csv, table4.md, groups.csv, templates.csv,
@@ -46,6 +49,7 @@ def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms, ci, b
       stereoprobe sentiment runs/gpt-3.5 --overrides lexicons/overrides.example.tsv
       stereoprobe sentiment --input answers.jsonl --out runs/elsewhere
       stereoprobe sentiment runs/gpt-3.5 --ci 0.9 --bootstrap 5000 --seed 1
+      stereoprobe sentiment runs/gpt-3.5 --wording random
     """
     from stereoprobe.sentiment import analyse, format_summary
 
@@ -62,7 +66,7 @@ def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms, ci, b
             raise DataError(f"{run_dir} is a {study} run: sentiment scores fill-in runs; use `stereoprobe score {run_dir}`.")
     result, written = analyse(
         input_file or run_dir, out_dir=out_dir, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms,
-        ci=ci, bootstrap=bootstrap, seed=seed,
+        ci=ci, bootstrap=bootstrap, seed=seed, wording=wording,
     )
     click.echo(format_summary(result))
     click.echo(f"Wrote {written}/", err=True)

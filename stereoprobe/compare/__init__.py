@@ -84,11 +84,13 @@ def compare(
     labeller = Labeller(lexi, synonyms=synonyms)
     loaded = load_runs(runs, labeller, write_missing=write_missing_sentiment)
     per_run, per_pair = alignment(loaded)
-    plans = paired.Plans(settings)
-    diffs = [paired.pair_differences(a.name, b.name, paired.aligned(a.probes, b.probes), settings, plans)
-             for a, b in pairs(loaded)]
+    diffs = []
+    for a, b in pairs(loaded):
+        weighting = "probes" if a.is_baseline or b.is_baseline else "words"
+        rows = paired.aligned(a.probes, b.probes, weighting)
+        diffs.append(paired.pair_differences(a.name, b.name, rows, settings, weighting))
     differences = pd.concat(diffs, ignore_index=True)
-    shares = pd.concat([paired.run_shares(r.name, r.probes, settings, plans) for r in loaded], ignore_index=True)
+    shares = pd.concat([paired.run_shares(r.name, r.probes, settings) for r in loaded], ignore_index=True)
     table = band = None
     if names:
         ref = shares[(shares.level != "group") & (shares.format == "all")][["run", "category", "negative"]]
@@ -98,7 +100,9 @@ def compare(
                   "wrote_sentiment": r.wrote_sentiment} for r in loaded],
         "labeller": {"lexicon": lexi.meta(), "synonyms": synonyms, "description": _describe(lexi, synonyms)},
         "lexicons": names or None,
-        "statistics": settings.meta(),
+        "statistics": {**settings.meta(), "weighting": {
+            "words": "pairs of models: shares over counted words, as in Table 4, on the common probes",
+            "probes": "a model against people: every common probe with counted words in both runs counts once"}},
         "stereoprobe_version": __version__,
         "created_at": now_iso(),
     }

@@ -126,12 +126,15 @@ def render(result: Any, figures: dict[str, bytes], heatmaps: list[tuple[str, byt
                           ("difference", "A - B"), ("interval", "95% interval"), ("q", "q"), ("verdict", "verdict")])
     parts = [
         f'<p class="meta">{esc(meta["labeller"]["description"])}. Statistics: {esc(stats["method"])}; '
-        f'B = {stats["B"]}, level {stats["level"]:g}, seed {stats["seed"]}. stereoprobe {esc(meta["stereoprobe_version"])}, {esc(meta["created_at"])}.</p>',
+        f'level {stats["level"]:g}. stereoprobe {esc(meta["stereoprobe_version"])}, {esc(meta["created_at"])}.</p>',
         '<div class="note">A difference is run A\'s negative share minus run B\'s, in points, on the probes both '
-        'runs answered. Intervals and tests are paired: every bootstrap replicate draws the same groups and probes '
-        'for both runs. q is the Benjamini-Hochberg adjusted p-value within each pair and level; a verdict other '
+        'runs answered. Intervals and tests are paired: each probe\'s contribution is A\'s minus B\'s, so what a '
+        'group or a template does to both runs cancels. Estimand: <b>these templates</b> (the wordings are fixed); '
+        'category and overall cells generalise over groups like these, a group\'s cells are that group at these '
+        'templates. q is the Benjamini-Hochberg adjusted p-value within each pair and level; a verdict other '
         f'than "not distinguishable" needs q &lt; {stats["alpha"]:g}. Against people (a baseline run) the '
-        'difference is the amplification. See docs/compare.md.</div>',
+        'difference is the amplification, with every common probe counted once in both runs (people\'s queries '
+        'carry tens of completions, a model\'s probes ten words). See docs/compare.md.</div>',
         "<h2>Runs and alignment</h2>", run_rows, "<h3>Pairs</h3>", pair_rows,
         "<h2>Negative share per category</h2>", f'<p class="key">{key}</p>',
         f'<img class="fig" alt="negative share per category and run, with intervals" src="{_uri(figures["categories"])}">',
@@ -151,9 +154,12 @@ def render(result: Any, figures: dict[str, bytes], heatmaps: list[tuple[str, byt
     if len(result.amplification):
         amp = result.amplification[(result.amplification.level != "group") & (result.amplification.format == "all")]
         parts += ["<h2>Model against people</h2>",
-                  "<p>Amplification: the model's negative share minus people's, on the probes both have.</p>",
+                  "<p>Amplification: the model's negative share minus people's, on the probes both have, every "
+                  "common probe counted once in both runs (people's queries carry many completions, a model's probes "
+                  "ten words). These are shares on the common probes only, not Table 4's.</p>",
                   _table(amp, [("model", "model"), ("baseline", "people"), ("level", "level"), ("category", "category"),
-                               ("model_negative", "model neg %"), ("human_negative", "people neg %"),
+                               ("model_negative", "model neg % (common probes)"),
+                               ("human_negative", "people neg % (common probes)"),
                                ("amplification", "amplification"), ("q", "q"), ("verdict", "verdict")])]
     if len(result.recall):
         parts += ["<p>Recall: the share of people's distinct words for a group that the model also gave for it.</p>",

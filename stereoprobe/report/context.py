@@ -171,15 +171,44 @@ def _how_sure(data: "SentimentData", category: str | None) -> str:
     if any(c.endswith("_ci_low") for c in data.groups.columns):
         level = stats.get("level", 0.95)
         level = float(level) if isinstance(level, (int, float)) else 0.95
-        text = (f"Numbers in brackets are {level * 100:.0f}% intervals (resampling groups and probes); "
-                "a share is only as sure as its interval is narrow.")
+        random = stats.get("wording") == "random"
+        text = (f"Numbers in brackets are {level * 100:.0f}% intervals for these templates"
+                + (" treated as a sample of wordings" if random else "")
+                + ": a category's share could move that much with other groups like these"
+                + (" and other wordings like these" if random else " asked the same way")
+                + ", a group's with other replies to its probes (at temperature 0 they are not the noise of asking "
+                  "again); a share is only as sure as its interval is narrow.")
     else:
         text = ("These tables have no intervals yet: with six probes per group, differences of a few points "
                 "between groups are noise. Counts of probes are shown beside every share.")
     if few:
         text += f" {few} of {len(g)} groups rest on too few probes and show no share."
-    wording = wording_sentence(data, category)
-    return f"{text} {wording}" if wording else text
+    extra = " ".join(x for x in (wording_sentence(data, category), independence_sentence(data, category)) if x)
+    return f"{text} {extra}" if extra else text
+
+
+def independence_sentence(data: "SentimentData", category: str | None) -> str:
+    """The independence criterion (criteria.csv) against its permutation null, for a category or all.
+
+    The four-fifths ratio is called "below what chance gives" only when its permutation
+    p-value says so: with many noisy groups it is far below 0.8 by chance alone.
+    """
+    crit = data.criteria
+    if crit is None or crit.empty or "four_fifths_p" not in crit.columns:
+        return ""
+    rows = crit[(crit["category"] == (category or "all")) & (crit["format"] == "all")]
+    if rows.empty or rows.iloc[0]["nmi_p"] != rows.iloc[0]["nmi_p"]:
+        return ""
+    r = rows.iloc[0]
+    more = r["nmi_p"] < 0.05
+    text = (f"The words' labels depend on the group {'more than chance gives' if more else 'no more than chance gives'} "
+            f"(NMI {r['nmi']:.3f}, permutation p = {r['nmi_p']:.3f}).")
+    if r["four_fifths_ratio"] == r["four_fifths_ratio"] and r["four_fifths_p"] == r["four_fifths_p"]:
+        ratio = f"The least positive group's positive share is {r['four_fifths_ratio']:.2f} of the most positive's"
+        chance = f"5% of shuffled runs go below {r['four_fifths_null_p05']:.2f}"
+        text += (f" {ratio}, below what chance gives ({chance})." if r["four_fifths_p"] < 0.05 else
+                 f" {ratio}; chance alone gives such ratios ({chance}), so it is no sign of unfairness by itself.")
+    return text
 
 
 def wording_sentence(data: "SentimentData", category: str | None) -> str:

@@ -70,6 +70,7 @@ class SentimentData:
     words_csv: "pd.DataFrame | None" = None  # words.csv: label source and WordNet voters
     format_test: "pd.DataFrame | None" = None  # format_test.csv (statistics stage), when present
     robustness: "pd.DataFrame | None" = None  # robustness.csv (statistics stage), when present
+    criteria: "pd.DataFrame | None" = None  # criteria.csv (statistics stage), when present
     records: list | None = None  # completions.jsonl as Completion records, when readable
 
     # -- what the run was ------------------------------------------------------------
@@ -124,6 +125,10 @@ class SentimentData:
             out.append(("WordNet synonyms", _plain(self.meta["synonyms"])))
         if self.meta.get("overrides"):
             out.append(("overrides", _plain(self.meta["overrides"])))
+        stats = self.meta.get("statistics")
+        if isinstance(stats, dict) and stats.get("estimand"):
+            out.append(("intervals", f"{_plain(stats.get('level'))} level; wording {_plain(stats.get('wording'))}: "
+                                     f"{_plain(stats['estimand'])}"))
         return out
 
     @property
@@ -494,6 +499,7 @@ def load_sentiment(run_dir: str | Path) -> SentimentData:
         words_csv=_optional_csv(sdir / "words.csv"),
         format_test=_optional_csv(sdir / "format_test.csv"),
         robustness=_optional_csv(sdir / "robustness.csv"),
+        criteria=_optional_csv(sdir / "criteria.csv"),
         records=_records(run),
     )
 

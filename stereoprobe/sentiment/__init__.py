@@ -71,6 +71,7 @@ def score(
     bootstrap: int = 2000,
     seed: int = 0,
     statistics: bool = True,
+    wording: str = "fixed",
 ) -> SentimentResult:
     """Label every word of every usable record and build the tables.
 
@@ -80,8 +81,10 @@ def score(
     failed records are skipped and counted; words naming the record's own group are left
     out and counted. ``labeller`` lets a caller reuse a warmed-up Labeller.
 
-    ``ci`` (interval level), ``bootstrap`` (replicates, >= 100) and ``seed`` steer the
-    statistics (docs/statistics.md): every share gets ``X_ci_low``/``X_ci_high``, groups
+    ``ci`` (interval level), ``bootstrap`` (replicates of the rank-stability interval,
+    >= 100), ``seed`` (bootstrap and permutations) and ``wording`` ("fixed": these
+    templates; "random": templates as a sample of wordings) steer the statistics
+    (docs/statistics.md): every share gets ``X_ci_low``/``X_ci_high``, groups
     get probe counts and ``vs_category``, and the result carries ``format_test``,
     ``criteria`` and ``robustness`` tables. The same input and options give the same numbers.
     ``statistics=False`` gives the labels and bare shares only (what ``compare`` needs; it
@@ -91,7 +94,7 @@ def score(
 
     from stereoprobe.stats.analysis import add_statistics, check_options
 
-    options = check_options(ci, bootstrap, seed)
+    options = check_options(ci, bootstrap, seed, wording)
 
     from stereoprobe import __version__
     from stereoprobe.sentiment import tables
@@ -185,6 +188,7 @@ def analyse(
     ci: float = 0.95,
     bootstrap: int = 2000,
     seed: int = 0,
+    wording: str = "fixed",
 ) -> tuple[SentimentResult, Path]:
     """Score ``source`` and write the outputs; what ``stereoprobe sentiment`` runs.
 
@@ -193,7 +197,7 @@ def analyse(
     """
     from stereoprobe.stats.analysis import check_options
 
-    check_options(ci, bootstrap, seed)  # before anything is read or written
+    check_options(ci, bootstrap, seed, wording)  # before anything is read or written
     src = Path(source)
     if out_dir is None:
         if not src.exists():
@@ -201,5 +205,6 @@ def analyse(
         if not src.is_dir():
             raise DataError(f"{src}: not a run directory; for a file use --input FILE --out DIR.")
         out_dir = src
-    result = score(src, lexicon=lexicon, overrides=overrides, synonyms=synonyms, ci=ci, bootstrap=bootstrap, seed=seed)
+    result = score(src, lexicon=lexicon, overrides=overrides, synonyms=synonyms, ci=ci, bootstrap=bootstrap, seed=seed,
+                   wording=wording)
     return result, write_outputs(result, Path(out_dir) / "sentiment")

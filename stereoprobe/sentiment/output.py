@@ -40,6 +40,31 @@ def table4_lines(table4: Any, markdown: bool) -> list[str]:
     return [band, fmt.format(*head)] + [fmt.format(*r) for r in rows]
 
 
+def interval_lines(table4: Any, meta: dict[str, Any], markdown: bool) -> list[str]:
+    """Table 4's negative shares with their intervals, overall, questions and statements (empty without statistics)."""
+    if "negative_ci_low" not in table4.columns:
+        return []
+    st = meta.get("statistics") or {}
+    level = f"{st.get('level', 0.95) * 100:g}%"
+    title = (f"Negative share with {level} intervals ({'templates as a sample' if st.get('wording') == 'random' else 'these templates'}; "
+             "positive = 100 - negative):")
+
+    def cell(r: Any, prefix: str) -> str:
+        v, lo, hi = r[f"{prefix}negative"], r[f"{prefix}negative_ci_low"], r[f"{prefix}negative_ci_high"]
+        if v != v:
+            return ""
+        return f"{v:.1f} ({lo:.1f} to {hi:.1f})" if lo == lo else f"{v:.1f} (too few probes)"
+
+    head = ["Category", "All probes", "Questions", "Statements"]
+    rows = [[str(r["category"])] + [cell(r, p) for p in ("", "question_", "statement_")] for _, r in table4.iterrows()]
+    if markdown:
+        return [title, "", "| " + " | ".join(head) + " |", "|---|---|---|---|"] + ["| " + " | ".join(r) + " |" for r in rows]
+    width = max(len(head[0]), *(len(r[0]) for r in rows))
+    cols = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(1, 4)]
+    fmt = f"{{:<{width}}}  " + "  ".join(f"{{:>{c}}}" for c in cols)
+    return [title, fmt.format(*head)] + [fmt.format(*r) for r in rows]
+
+
 def coverage_line(cov: dict[str, Any]) -> str:
     """The paper's bookkeeping in one line."""
     occ = cov["occurrences"]
@@ -84,8 +109,8 @@ def statistics_line(meta: dict[str, Any]) -> str:
     st = meta.get("statistics") or {}
     if not st:
         return ""
-    return (f"Intervals: {st['level'] * 100:g}% from a cluster bootstrap ({st['bootstrap']:,} replicates, seed "
-            f"{st['seed']}); cells with fewer than {st['min_probes']} answered probes: too few probes.")
+    return (f"Intervals: {st['level'] * 100:g}%, wording {st.get('wording', 'fixed')}: {st.get('estimand', '')}; "
+            f"cells with fewer than {st['min_probes']} answered probes: too few probes (docs/statistics.md).")
 
 
 def format_lines(result: Any) -> list[str]:
@@ -102,6 +127,8 @@ def format_summary(result: Any) -> str:
     """What ``stereoprobe sentiment`` prints: Table 4, the format test, coverage, the synonym difference."""
     lines = [lexicon_line(result.meta.get("lexicon") or {}), "", "Table 4: percentage negative/positive per category"]
     lines += table4_lines(result.table4, markdown=False)
+    ci = interval_lines(result.table4, result.meta, markdown=False)
+    lines += ["", *ci] if ci else []
     lines += ["", *format_lines(result)]
     lines += ["", coverage_line(result.coverage), synonyms_line(result.table4, result.coverage)]
     stat = statistics_line(result.meta)
@@ -112,6 +139,8 @@ def _markdown(result: Any) -> str:
     cov = result.coverage
     lines = ["# Table 4: percentage positive/negative per category", ""]
     lines += table4_lines(result.table4, markdown=True)
+    ci = interval_lines(result.table4, result.meta, markdown=True)
+    lines += ["", *ci] if ci else []
     lines += ["", *format_lines(result), ""]
     lines += ["", coverage_line(cov), "", synonyms_line(result.table4, cov), "", statistics_line(result.meta), ""]
     return "\n".join(lines)
@@ -141,10 +170,12 @@ def _write_all(result: Any, tmp: Path) -> None:
     _rounded(result.templates, template_cols).to_csv(tmp / "templates.csv", index=False)
     points = ["question_negative", "statement_negative", "difference", "ci_low", "ci_high"]
     result.format_test.round({c: 2 for c in points} | {"cohens_h": 3}).to_csv(tmp / "format_test.csv", index=False)
-    result.criteria.round({"nmi": 4, "four_fifths_ratio": 3}).to_csv(tmp / "criteria.csv", index=False)
+    result.criteria.round({"nmi": 4, "four_fifths_ratio": 3, "four_fifths_null_p05": 3}).to_csv(
+        tmp / "criteria.csv", index=False)
     rob = {c: 2 for c in ("negative", "negative_ci_low", "negative_ci_high", "spread")}
     rob |= {c: 3 for c in ("var_group", "var_template", "var_residual", "rank_stability", "rank_stability_ci_low",
-                           "rank_stability_ci_high", "jaccard")}
+                           "rank_stability_ci_high", "rank_reliability", "rank_reliability_ci_low",
+                           "rank_reliability_ci_high", "jaccard")}
     result.robustness.round(rob).to_csv(tmp / "robustness.csv", index=False)
     result.words.to_csv(tmp / "words.csv", index=False)
     result.occurrences.to_csv(tmp / "occurrences.csv", index=False)

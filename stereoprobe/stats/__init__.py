@@ -1,68 +1,84 @@
-"""Statistics for stereoprobe: cluster bootstrap, intervals, tests, criteria, robustness.
+"""Statistics for stereoprobe: variances, intervals, tests, criteria, robustness.
 
-See docs/statistics.md for the reasoning. Nothing heavy is imported here; each function
-imports numpy/scipy/statsmodels when called.
+See docs/statistics.md for the reasoning (the estimand, what each interval means, the
+simulations behind every method). Nothing heavy is imported here; each function imports
+numpy/scipy/statsmodels when called. Every function below takes plain arrays.
 
-The resampling plan (stereoprobe.stats.resample)::
+Design-based variances by linearization (stereoprobe.stats.variance)::
 
-    cluster_weights(levels, n_boot, seed=0, strata=None) -> np.ndarray  # (n_boot, n_rows) int32
-        levels: label arrays, one label per row, outermost first, e.g. [group, probe_id];
-        [probe_id] resamples probes; [group, probe_id, sample] also resamples samples
-        within probes. strata: labels of fixed strata (e.g. category for "all").
-        seed: int or numpy.random.Generator.
-    replicate_ratio(weights, numerator, denominator) -> np.ndarray  # (n_boot,) or (n_boot, k)
-        W @ numerator / W @ denominator, NaN for an empty denominator.
-    n_clusters(levels, strata=None) -> (top_level_clusters, strata)
+    cell_scores(neg, polar, cells, n_cells) -> (estimate, score per row, words)   # share = sum neg / sum polar
+    cluster_variance(z, cells, n_cells, clusters, strata=None, counted=None) -> (var, G, H)
+        # with-replacement variance of summed scores, clusters drawn within fixed strata:
+        # what a cluster bootstrap of those clusters estimates (times G / (G - H)), exactly
+    crossed_variance(z, cells, n_cells, groups, templates, group_strata=None, template_strata=None,
+                     counted=None) -> (var, df)        # groups and templates both drawn (two-way)
 
-Rows are the units that are never split (answered probes, or probe-samples): words are
-never rows. Paired use (two runs A and B aligned on the same probe rows, e.g. compare)::
+A category's pooled dispersion (stereoprobe.stats.dispersion)::
 
-    W = cluster_weights([groups, probe_ids], 2000, seed=0, strata=categories)
-    share_a = replicate_ratio(W, neg_a, polar_a)         # (B,)
-    share_b = replicate_ratio(W, neg_b, polar_b)
-    diff = 100 * (share_a - share_b)                     # paired replicates of A - B
-    g, h = n_clusters([groups, probe_ids], categories)
-    low, high = t_interval(est_diff, diff, g, h, level=0.95, bounds=(-100, 100))
-    p = t_pvalue(est_diff, diff, g, h)
-    q = bh(p_values_of_the_family)
+    dispersion(neg, polar, groups, blocks, templates=None) -> Dispersion(phi, df, mu)
 
 Intervals and p-values (stereoprobe.stats.intervals)::
 
-    share_interval(share, replicates, n_clusters, n_words, n_strata=1, level=0.95) -> (low, high)
-        Korn-Graubard interval of a share (percent), for shares.
+    share_interval(share, replicates, n_clusters, n_words, n_strata=1, level=0.95, *, variance=None,
+                   df=None, deff_floor=1.0, method="beta") -> (low, high)
+        Korn-Graubard interval of a share (percent): from bootstrap replicates, or from a
+        variance (percent^2) and df; method "jeffreys" for the Jeffreys interval at the same
+        effective size (what the tables use).
     bootstrap_se(replicates, n_clusters, n_strata=1) -> np.ndarray
-    t_interval(estimate, replicates, n_clusters, n_strata=1, level=0.95,
-               bounds=(0.0, 100.0)) -> (low, high)          # for differences
-    t_pvalue(difference, replicates, n_clusters, n_strata=1, null=0.0) -> np.ndarray
+    t_interval(estimate, replicates, n_clusters, n_strata=1, level=0.95, bounds=(0.0, 100.0), *,
+               se=None, df=None) -> (low, high)                     # for differences
+    t_pvalue(difference, replicates, n_clusters, n_strata=1, null=0.0, *, se=None, df=None,
+             se_floor=None) -> np.ndarray                            # never 0
+    betabinomial_pvalue(x, trials, rates, icc, unit) -> np.ndarray   # a total against its parts' null
+
+Permutation nulls of the independence criterion (stereoprobe.stats.criteria)::
+
+    permutation_test(groups, neg, pos, strata=None, n_perm=999, seed=0, min_probes=3)
+        -> {nmi, nmi_p, four_fifths_ratio, four_fifths_p, four_fifths_null_p05, groups}
+        replies shuffled among groups within strata (e.g. category x template).
 
 Multiple testing (stereoprobe.stats.fdr)::
 
     bh(pvalues) -> np.ndarray   # Benjamini-Hochberg q-values, NaN kept
 
+The cluster-bootstrap plan, for statistics without a closed-form variance (stereoprobe.stats.resample)::
+
+    cluster_weights(levels, n_boot, seed=0, strata=None) -> np.ndarray  # (n_boot, n_rows) int32
+        levels: label arrays, one label per row, outermost first, e.g. [group]; strata: fixed strata.
+    replicate_ratio(weights, numerator, denominator) -> np.ndarray  # W @ num / W @ den per replicate
+    n_clusters(levels, strata=None) -> (top_level_clusters, strata)
+
+For example, a paired difference of two runs aligned on the same probe rows, groups as clusters::
+
+    est_a, z_a, _ = cell_scores(neg_a, polar_a, cells, k)
+    est_b, z_b, _ = cell_scores(neg_b, polar_b, cells, k)
+    var, g, h = cluster_variance(z_a - z_b, cells, k, groups, strata=categories)
+    se = 100 * np.sqrt(var)
+    low, high = t_interval(100 * (est_a - est_b), None, g, h, se=se, df=g - h, bounds=(-100, 100))
+    p = t_pvalue(100 * (est_a - est_b), None, g, h, se=se, df=g - h)
+    q = bh(p)
+
 The sentiment tables (modules imported by their full names)::
 
-    stereoprobe.stats.analysis.check_options(level, n_boot, seed) -> StatsOptions   # DataError if bad
-    stereoprobe.stats.analysis.add_statistics(occ, records, table4, groups, templates, options)
-        -> Statistics(table4, groups, templates, format_test, criteria, robustness, meta)
-    stereoprobe.stats.units.unit_table(occ) -> DataFrame      # one row per reply: neg, pos, polar
-    stereoprobe.stats.units.probe_status(records) -> DataFrame  # probes_asked/answered/refused/failed
-    stereoprobe.stats.shares.keyed_sums(weights, codes, n_keys, values) -> (B, n_keys)
-    stereoprobe.stats.shares.interval_columns(weights, units, codes, n_keys, cluster, strata, level)
-    stereoprobe.stats.shares.vs_category(weights, units, group_codes, n_groups, group_category, level)
-    stereoprobe.stats.shares.MIN_PROBES == 3
-    stereoprobe.stats.format_test.template_pairs(templates) -> [(question, statement), ...]
-    stereoprobe.stats.format_test.format_test(weights, units, level, seed) -> DataFrame
-    stereoprobe.stats.criteria.nmi(table) / nmi_test(groups, neg, pos, n_perm, seed, strata=None)
-    stereoprobe.stats.criteria.four_fifths_ratio(pos, polar) / criteria(units, seed, n_perm=999)
-    stereoprobe.stats.robustness.variance_parts(probe_shares) / rank_stability(matrix, n_boot, seed, level)
-    stereoprobe.stats.robustness.jaccard(occ) / robustness(templates, units, occ, n_boot, seed, level)
+    stereoprobe.stats.analysis.check_options(level, n_boot, seed, wording="fixed") -> StatsOptions
+    stereoprobe.stats.analysis.add_statistics(occ, records, table4, groups, templates, options) -> Statistics
+    stereoprobe.stats.analysis.share_tables(rows, level, wording="fixed") -> {table4, templates, groups, ...}
+    stereoprobe.stats.units.unit_table(occ) / probe_status(records)
+    stereoprobe.stats.shares.probe_rows(units) / over_groups(...) / within_groups(...) / vs_category(...)
+    stereoprobe.stats.format_test.template_pairs(templates) / format_test(rows, level, wording="fixed", phi=1.0)
+    stereoprobe.stats.criteria.nmi(table) / four_fifths_ratio(pos, polar) / criteria(rows, seed, n_perm=999)
+    stereoprobe.stats.robustness.variance_parts(probe_shares) / spearman_brown(r, k) / rank_stability(...)
 """
 
 from __future__ import annotations
 
+from stereoprobe.stats.criteria import permutation_test
+from stereoprobe.stats.dispersion import dispersion
 from stereoprobe.stats.fdr import bh
-from stereoprobe.stats.intervals import bootstrap_se, share_interval, t_interval, t_pvalue
+from stereoprobe.stats.intervals import betabinomial_pvalue, bootstrap_se, share_interval, t_interval, t_pvalue
 from stereoprobe.stats.resample import cluster_weights, n_clusters, replicate_ratio
+from stereoprobe.stats.variance import cell_scores, cluster_variance, crossed_variance
 
-__all__ = ["bh", "bootstrap_se", "cluster_weights", "n_clusters", "replicate_ratio", "share_interval", "t_interval",
-           "t_pvalue"]
+__all__ = ["betabinomial_pvalue", "bh", "bootstrap_se", "cell_scores", "cluster_variance", "cluster_weights",
+           "crossed_variance", "dispersion", "n_clusters", "permutation_test", "replicate_ratio", "share_interval",
+           "t_interval", "t_pvalue"]

@@ -1,6 +1,6 @@
 """Every statistic of one scoring, in one call: what ``sentiment.score`` runs.
 
-``check_options`` validates ``--ci``, ``--bootstrap``, ``--seed``; ``add_statistics``
+``check_options`` validates ``--ci``, ``--bootstrap``, ``--seed``, ``--wording``; ``add_statistics``
 takes the word occurrences, the records and the three share tables and returns them
 with interval columns, plus the format test, criteria and robustness tables.
 """
@@ -12,21 +12,34 @@ from typing import Any, Iterable
 
 from stereoprobe.errors import DataError
 
-METHOD = ("two-stage cluster bootstrap (categories: groups then probes; groups: probes; all: stratified by "
-          "category; samples within probes when there are several); shares: Korn-Graubard beta interval; "
-          "differences: t interval with clusters - strata degrees of freedom")  # fmt: skip
+ESTIMANDS = {
+    "fixed": "these templates: shares over groups generalise to groups like these, asked with these templates "
+             "(groups resampled, templates fixed); a group's own shares are that group at these templates",
+    "random": "templates as a sample of wordings: shares over groups and templates generalise to groups and "
+              "wordings like these (groups and templates both resampled); a group's own share generalises to "
+              "wordings like these (its template differences count as noise); a template's own share stays at "
+              "that template",
+}
+METHOD = ("linearized (Taylor) design-based variances: cells over groups cluster on groups (categories as strata "
+          "for all; with --wording random also on templates within formats, the sum of the two one-way variances, "
+          "Satterthwaite df); a group's own cells use the category's pooled quasi-binomial dispersion (logit model "
+          "group + template; group only with --wording random); shares: Jeffreys interval at the Korn-Graubard "
+          "effective sample size; differences: t interval and test from the same variance; group vs category: "
+          "exact beta-binomial convolution under the category's template rates; NMI and four-fifths: permutations "
+          "within category x template")  # fmt: skip
 
 
 @dataclass(frozen=True)
 class StatsOptions:
-    """How the statistics are computed: interval level, bootstrap replicates, seed."""
+    """How the statistics are computed: interval level, bootstrap replicates, seed, wording (estimand)."""
 
     level: float = 0.95
     n_boot: int = 2000
     seed: int = 0
+    wording: str = "fixed"
 
 
-def check_options(level: float, n_boot: int, seed: int) -> StatsOptions:
+def check_options(level: float, n_boot: int, seed: int, wording: str = "fixed") -> StatsOptions:
     """A StatsOptions, or a one-line DataError that says what to pass."""
     if not 0.5 <= level < 1:
         raise DataError(f"--ci {level}: give the interval level as a fraction between 0.5 and 1, e.g. 0.95.")
@@ -36,7 +49,9 @@ def check_options(level: float, n_boot: int, seed: int) -> StatsOptions:
         raise DataError(f"--bootstrap {n_boot}: at most 100,000 replicates (default 2000).")
     if seed < 0:
         raise DataError(f"--seed {seed}: give a non-negative integer.")
-    return StatsOptions(float(level), int(n_boot), int(seed))
+    if wording not in ESTIMANDS:
+        raise DataError(f"--wording {wording}: give fixed (these templates, the default) or random (templates as a sample).")
+    return StatsOptions(float(level), int(n_boot), int(seed), wording)
 
 
 @dataclass(frozen=True)
@@ -52,10 +67,10 @@ class Statistics:
     meta: dict[str, Any]
 
 
-def _codes(units: Any, keys: list[str]) -> tuple[Any, Any]:
+def _codes(rows: Any, keys: list[str]) -> tuple[Any, Any]:
     import pandas as pd
 
-    codes, uniques = pd.factorize(pd.MultiIndex.from_frame(units[keys].astype(str)), sort=True)
+    codes, uniques = pd.factorize(pd.MultiIndex.from_frame(rows[keys].astype(str)), sort=True)
     return codes, uniques.to_frame(index=False, name=keys)
 
 
@@ -79,57 +94,79 @@ def add_statistics(occ: Any, records: Iterable[Any], table4: Any, groups: Any, t
         return _add_statistics(occ, records, table4, groups, templates, options)
 
 
-def _add_statistics(occ: Any, records: Iterable[Any], table4: Any, groups: Any, templates: Any,
-                    options: StatsOptions) -> Statistics:
+def share_tables(rows: Any, level: float, wording: str = "fixed") -> dict[str, Any]:
+    """Interval columns of every share table from probe rows: ``table4``, ``templates``, ``groups``.
+
+    Also ``dispersion`` (:class:`stereoprobe.stats.dispersion.Dispersion`, these
+    templates) and ``phi`` per row. What ``add_statistics`` and the simulations run.
+    A group's test against its category compares the same templates on both sides, so it
+    uses the these-templates dispersion whatever the wording.
+    """
     import numpy as np
     import pandas as pd
 
+    from stereoprobe.stats.dispersion import dispersion
+    from stereoprobe.stats.shares import over_groups, vs_category, within_groups
+    from stereoprobe.stats.variance import satterthwaite
+
+    disp = dispersion(rows["neg"], rows["polar"], rows["group_key"], rows["cat_code"], rows["template"])
+    phi = np.asarray(disp.phi)[rows["cat_code"].to_numpy()]
+    own = disp
+    if wording == "random":  # a group's own share over wordings: the template effects are part of its variance
+        own = dispersion(rows["neg"], rows["polar"], rows["group_key"], rows["cat_code"])
+        n_t = rows.groupby("cat_code")["template"].nunique().reindex(range(len(own.phi))).to_numpy()
+        # the part the templates add rests on their few effects, shared by every group: Satterthwaite df
+        extra = np.maximum(np.asarray(own.phi) - np.asarray(disp.phi), 0)
+        df = satterthwaite([disp.phi, extra], [disp.df, np.maximum(n_t - 1, 1)])
+        own = type(own)(phi=own.phi, df=np.minimum(own.df, df), mu=own.mu)
+    ccode, cats = _codes(rows, ["category"])
+    t4 = over_groups(rows, ccode, len(cats), level, wording, phi=phi)
+    t4_all = over_groups(rows, np.zeros(len(rows), int), 1, level, wording, strata="cat_code", phi=phi)
+    t4 = pd.concat([pd.concat([cats, t4], axis=1), t4_all.assign(category="all")], ignore_index=True)
+    tcode, tkeys = _codes(rows, ["category", "template", "format"])
+    tt = pd.concat([tkeys, over_groups(rows, tcode, len(tkeys), level, "fixed", phi=phi)], axis=1)
+    gcode, gkeys = _codes(rows, ["category", "group"])
+    gt = pd.concat([gkeys, within_groups(rows, own, gcode, len(gkeys), level)], axis=1)
+    gcat = pd.Categorical(gkeys["category"]).codes
+    gt = pd.concat([gt, vs_category(rows, disp, gcode, len(gkeys), gcat, level)], axis=1)
+    return {"table4": t4, "templates": tt, "groups": gt, "dispersion": disp, "phi": phi, "categories": cats}
+
+
+def _add_statistics(occ: Any, records: Iterable[Any], table4: Any, groups: Any, templates: Any,
+                    options: StatsOptions) -> Statistics:
     from stereoprobe.stats import criteria as crit
     from stereoprobe.stats import robustness as rob
-    from stereoprobe.stats.format_test import PERMUTATIONS, format_test
-    from stereoprobe.stats.resample import cluster_weights
-    from stereoprobe.stats.shares import MIN_PROBES, interval_columns, vs_category
+    from stereoprobe.stats.format_test import format_test
+    from stereoprobe.stats.shares import MIN_PROBES, probe_rows
     from stereoprobe.stats.units import STATUS_COLUMNS, probe_status, unit_table
 
     units = unit_table(occ)
-    units["group_key"] = units["category"].astype(str) + "\x1f" + units["group"].astype(str)
-    with_samples = int(units.groupby("probe_id")["sample"].nunique().max()) > 1
-    inner = [units["probe_id"], units["sample"]] if with_samples else [units["probe_id"]]
-    b, lvl = options.n_boot, options.level
-    # float64 in Fortran order: keyed_sums multiplies a sparse matrix by its transpose
-    w_cat = np.asfortranarray(cluster_weights([units["group_key"], *inner], b, np.random.default_rng([options.seed, 1]),
-                                              strata=units["category"]), dtype=np.float64)
-    w_grp = np.asfortranarray(cluster_weights(inner, b, np.random.default_rng([options.seed, 2]),
-                                              strata=units["group_key"]), dtype=np.float64)
-
-    ccode, cats = _codes(units, ["category"])
-    t4 = interval_columns(w_cat, units, ccode, len(cats), "group_key", None, lvl)
-    t4_all = interval_columns(w_cat, units, np.zeros(len(units), int), 1, "group_key", "category", lvl)
-    t4 = pd.concat([pd.concat([cats, t4], axis=1), t4_all.assign(category="all")], ignore_index=True)
-
-    tcode, tkeys = _codes(units, ["category", "template", "format"])
-    tt = pd.concat([tkeys, interval_columns(w_cat, units, tcode, len(tkeys), "group_key", None, lvl)], axis=1)
-
-    gcode, gkeys = _codes(units, ["category", "group"])
-    gt = pd.concat([gkeys, interval_columns(w_grp, units, gcode, len(gkeys), "probe_id", None, lvl)], axis=1)
-    gcat = pd.Categorical(gkeys["category"]).codes
-    gt = pd.concat([gt, vs_category(w_grp, units, gcode, len(gkeys), gcat, lvl)], axis=1)
-    del w_grp
+    rows = probe_rows(units)
+    lvl = options.level
+    st = share_tables(rows, lvl, options.wording)
 
     str_keys = {c: str for c in ("category", "group", "template", "format")}
-    groups_out = _attach(groups.astype({k: v for k, v in str_keys.items() if k in groups}), gt, ["category", "group"])
+    groups_out = _attach(groups.astype({k: v for k, v in str_keys.items() if k in groups}), st["groups"],
+                         ["category", "group"])
     status = probe_status(records).astype({"category": str, "group": str})
     groups_out = groups_out.merge(status, on=["category", "group"], how="left")
     groups_out[STATUS_COLUMNS] = groups_out[STATUS_COLUMNS].fillna(0).astype("int64")
     groups_out["vs_category"] = groups_out["vs_category"].fillna("too few probes")
-    templates_out = _attach(templates.astype({k: v for k, v in str_keys.items() if k in templates}), tt,
+    templates_out = _attach(templates.astype({k: v for k, v in str_keys.items() if k in templates}), st["templates"],
                             ["category", "template", "format"])
-    table4_out = _attach(table4.astype({"category": str}), t4, ["category"])
+    table4_out = _attach(table4.astype({"category": str}), st["table4"], ["category"])
 
-    ft = format_test(w_cat, units, lvl, options.seed)
-    del w_cat
-    cr = crit.criteria(units, options.seed)
-    rb = rob.robustness(templates_out, units, occ, b, options.seed, lvl)
-    meta = {"method": METHOD, "bootstrap": b, "level": lvl, "seed": options.seed, "min_probes": MIN_PROBES,
-            "format_test_permutations": PERMUTATIONS, "nmi_permutations": crit.PERMUTATIONS, "samples_resampled": with_samples}
+    ft = format_test(rows, lvl, options.wording, st["phi"])
+    cr = crit.criteria(rows, options.seed)
+    rb = rob.robustness(templates_out, rows, occ, options.n_boot, options.seed, lvl)
+    disp = st["dispersion"]
+    meta = {
+        "wording": options.wording, "estimand": ESTIMANDS[options.wording], "method": METHOD,
+        "level": lvl, "seed": options.seed, "min_probes": MIN_PROBES, "bootstrap": options.n_boot,
+        "bootstrap_used_for": "rank_stability intervals", "nmi_permutations": crit.PERMUTATIONS,
+        "permutation_strata": "category x template",
+        "dispersion": {str(c): {"phi": round(float(p), 4), "df": float(d)} for c, p, d in
+                       zip(st["categories"]["category"], disp.phi, disp.df)},
+        "units": "probes (a probe's samples summed)",
+    }
     return Statistics(table4_out, groups_out, templates_out, ft, cr, rb, meta)

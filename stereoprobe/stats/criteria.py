@@ -1,20 +1,30 @@
 """The independence criterion of seed 001: is the word label independent of the group?
 
-``nmi(table)``: normalised mutual information MI / sqrt(H(A) H(C)) of a groups x labels
-contingency table (entropies from ``scipy.special.entr``; the log base cancels). The
-p-value permutes whole replies among the groups of a category (each reply keeps its
-negative and positive counts), never single words: with few words per group, NMI is
-biased upward even when nothing differs, and only its permutation distribution says
-whether a value is unusual. ``four_fifths_ratio``: lowest group positive share / highest,
-over groups with at least MIN_PROBES probes with counted words.
+- ``nmi(table)``: normalised mutual information MI / sqrt(H(A) H(C)) of a groups x labels
+  contingency table (entropies from ``scipy.special.entr``; the log base cancels).
+- ``four_fifths_ratio``: lowest group positive share / highest, over groups with at least
+  MIN_PROBES probes with counted words.
+
+Both are judged against their **permutation null**: whole replies (their negative and
+positive counts together) are shuffled among the groups *within strata*, the category x
+template cells of the design (``permutation_test``): under independence, the replies
+to one template are exchangeable among groups, whatever the templates do. Shuffling
+across templates would mix template effects into the null and leave the test almost no
+power. With many groups and few words each, NMI is above 0 and the four-fifths ratio
+far below 0.8 by chance alone: only the null says whether a value is unusual.
+``nmi_p = (1 + #{null >= observed}) / (1 + permutations)``; ``four_fifths_p`` is the
+same for ``null <= observed`` (a ratio below what chance gives), and
+``four_fifths_null_p05`` the null's 5th percentile. ``permutation_test`` takes plain
+arrays, so other studies can use it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-COLUMNS = ["category", "format", "nmi", "nmi_p", "four_fifths_ratio", "groups", "permutations"]
-PERMUTATIONS = 999  # p-values to 0.001; the NMI's null distribution is smooth
+COLUMNS = ["category", "format", "nmi", "nmi_p", "four_fifths_ratio", "four_fifths_p", "four_fifths_null_p05",
+           "groups", "permutations"]  # fmt: skip
+PERMUTATIONS = 999  # p-values to 0.001
 
 
 def nmi(table: Any) -> Any:
@@ -36,40 +46,16 @@ def nmi(table: Any) -> Any:
         return np.where(denom > 0, (h_a + h_c - h_joint) / np.where(denom > 0, denom, 1), 0.0)
 
 
-def nmi_test(groups: Any, neg: Any, pos: Any, n_perm: int, seed: int, strata: Any = None) -> tuple[float, float]:
-    """(NMI, permutation p-value) of replies labelled by ``groups`` with their word counts.
-
-    Each permutation shuffles whole replies (their negative and positive counts together)
-    among the group slots; ``strata``: optional labels within which they are shuffled
-    (for ``all``: within each category). p = (1 + #null >= observed) / (1 + n_perm).
-    """
+def _ratio(pos: Any, polar: Any, probes: Any, min_probes: int) -> Any:
+    """Four-fifths ratio along the last axis: groups with enough probes, NaN if fewer than two or a zero top."""
     import numpy as np
-    import pandas as pd
 
-    raw = pd.factorize(np.asarray(groups))[0]
-    order = np.argsort(raw, kind="stable")  # group slots contiguous
-    codes = raw[order]
-    counts = np.column_stack([np.asarray(neg, np.float64), np.asarray(pos, np.float64)])[order]
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-    obs = float(nmi(np.add.reduceat(counts, starts, axis=0)))
-    rng = np.random.default_rng(seed)
-    n = len(codes)
-    block = max(1, 500_000 // max(n, 1))
-    null = []
-    st = None if strata is None else np.asarray(strata)[order]
-    for lo in range(0, n_perm, block):
-        b = min(block, n_perm - lo)
-        idx = np.tile(np.arange(n, dtype=np.int32), (b, 1))
-        if st is None:
-            idx = rng.permuted(idx, axis=1)
-        else:
-            for s in np.unique(st):
-                cols = np.flatnonzero(st == s)
-                idx[:, cols] = rng.permuted(idx[:, cols], axis=1)
-        tables = np.stack([np.add.reduceat(counts[:, k][idx], starts, axis=1) for k in (0, 1)], -1)
-        null.append(nmi(tables))  # tables: (b, groups, 2)
-    null_all = np.concatenate(null)
-    return obs, float((1 + np.sum(null_all >= obs - 1e-12)) / (n_perm + 1))
+    ok = (probes >= min_probes) & (polar > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(ok, pos / np.where(polar > 0, polar, 1), np.nan)
+        hi, lo = np.nanmax(np.where(ok, share, -np.inf), -1), np.nanmin(np.where(ok, share, np.inf), -1)
+        r = np.where((ok.sum(-1) >= 2) & (hi > 0), lo / np.where(hi > 0, hi, 1), np.nan)
+    return r
 
 
 def four_fifths_ratio(pos: Any, polar: Any) -> float:
@@ -84,32 +70,123 @@ def four_fifths_ratio(pos: Any, polar: Any) -> float:
     return float(share.min() / share.max()) if share.max() > 0 else float("nan")
 
 
-def criteria(units: Any, seed: int, n_perm: int = PERMUTATIONS) -> Any:
-    """``criteria.csv`` as a DataFrame: per category (and ``all``) and format (all, question, statement)."""
+def _permutations(strata: Any, n_perm: int, rng: Any) -> Any:
+    """(n_perm, n) reply index per slot; slots must be sorted by stratum; shuffled within each stratum."""
+    import numpy as np
+
+    n = len(strata)
+    starts = np.flatnonzero(np.r_[True, strata[1:] != strata[:-1]]) if n else np.zeros(0, int)
+    ends = np.r_[starts[1:], n]
+    idx = np.tile(np.arange(n, dtype=np.int32), (n_perm, 1))
+    for a, b in zip(starts, ends):
+        if b - a > 1:
+            idx[:, a:b] = rng.permuted(idx[:, a:b], axis=1)
+    return idx
+
+
+class _Null:
+    """One set of permutations of all replies within strata, evaluated on unions of strata.
+
+    A union of strata (a category, a format) is itself permuted within its strata by the
+    same permutations, so every test of a table shares them. Per permutation, the word
+    counts are summed once per (group, part) cell, ``parts`` being a coarser label than
+    the strata (the format); a test adds up the cells it covers.
+    """
+
+    def __init__(self, groups: Any, neg: Any, pos: Any, strata: Any, n_perm: int, rng: Any, min_probes: int,
+                 parts: Any = None):
+        import numpy as np
+        import pandas as pd
+
+        st = pd.factorize(np.asarray(strata))[0]
+        order = np.argsort(st, kind="stable")
+        n = len(st)
+        part = np.zeros(n, dtype=object) if parts is None else np.asarray(parts, dtype=object)
+        self.cell, cells = pd.factorize(pd.MultiIndex.from_arrays([np.asarray(groups, dtype=object), part]))
+        self.cell_group = pd.factorize(cells.get_level_values(0))[0]
+        n_c = len(cells)
+        v = np.stack([np.asarray(neg, np.float64), np.asarray(pos, np.float64)])
+        vals = np.concatenate([v, (v.sum(0) > 0)[None, :].astype(np.float64)])[:, order]  # neg, pos, counted
+        cell_sorted = self.cell[order]
+        self.observed = np.stack([np.bincount(self.cell, x, n_c) for x in
+                                  np.concatenate([v, (v.sum(0) > 0)[None, :].astype(np.float64)])], -1)  # (cells, 3)
+        idx = _permutations(st[order], n_perm, rng)  # permuted reply (sorted positions) in each slot
+        flat = (np.arange(n_perm)[:, None] * n_c + cell_sorted[None, :]).ravel()
+        self.null = np.stack([np.bincount(flat, vals[k][idx].ravel(), n_perm * n_c).reshape(n_perm, n_c)
+                              for k in range(3)], -1)  # (perm, cells, 3)
+        self.min_probes = min_probes
+
+    def _stats(self, table: Any, cols: Any) -> tuple[Any, Any]:
+        import numpy as np
+
+        cols = cols[np.argsort(self.cell_group[cols], kind="stable")]  # a group's cells side by side
+        grp = self.cell_group[cols]
+        starts = np.flatnonzero(np.r_[True, grp[1:] != grp[:-1]])
+        per = np.add.reduceat(table[..., cols, :], starts, axis=-2)  # (..., groups, 3)
+        return nmi(per[..., :2]), _ratio(per[..., 1], per[..., 0] + per[..., 1], per[..., 2], self.min_probes)
+
+    def test(self, mask: Any) -> dict[str, float]:
+        """The observed values and permutation p-values on the replies where ``mask`` (a union of strata)."""
+        import numpy as np
+
+        cols = np.unique(self.cell[np.asarray(mask, bool)])
+        obs_nmi, obs_ratio = (float(v) for v in self._stats(self.observed, cols))
+        null_nmi, null_ratio = self._stats(self.null, cols)
+        out = {"nmi": obs_nmi, "nmi_p": float((1 + np.sum(null_nmi >= obs_nmi - 1e-12)) / (len(null_nmi) + 1)),
+               "four_fifths_ratio": obs_ratio, "four_fifths_p": float("nan"), "four_fifths_null_p05": float("nan"),
+               "groups": int(len(set(self.cell_group[cols])))}
+        valid = null_ratio[~np.isnan(null_ratio)]
+        if obs_ratio == obs_ratio and len(valid):
+            out["four_fifths_p"] = float((1 + np.sum(valid <= obs_ratio + 1e-12)) / (len(valid) + 1))
+            out["four_fifths_null_p05"] = float(np.quantile(valid, 0.05))
+        return out
+
+
+def permutation_test(groups: Any, neg: Any, pos: Any, strata: Any = None, n_perm: int = PERMUTATIONS, seed: Any = 0,
+                     min_probes: int = 3) -> dict[str, float]:
+    """NMI and four-fifths ratio of replies labelled by ``groups``, each against its permutation null.
+
+    One entry per reply (probe): its group, its negative and positive word counts, and its
+    stratum (e.g. category x template; None: one stratum). Each permutation shuffles the
+    replies among the reply slots of the same stratum, so every group keeps its number of
+    replies per stratum. Returns ``nmi, nmi_p, four_fifths_ratio, four_fifths_p,
+    four_fifths_null_p05, groups`` (see the module docstring); the four-fifths values are
+    NaN with fewer than two groups of ``min_probes`` replies with counted words.
+    ``seed``: an int or a ``numpy.random.Generator``.
+    """
+    import numpy as np
+
+    n = len(np.asarray(groups))
+    st = np.zeros(n, np.int64) if strata is None else strata
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return _Null(groups, neg, pos, st, n_perm, rng, min_probes).test(np.ones(n, bool))
+
+
+def criteria(rows: Any, seed: int, n_perm: int = PERMUTATIONS) -> Any:
+    """``criteria.csv`` as a DataFrame: per category (and ``all``) and format (all, question, statement).
+
+    ``rows``: probe rows (:func:`stereoprobe.stats.shares.probe_rows`); strata are
+    category x template; one set of permutations serves every row of the table.
+    """
     import numpy as np
     import pandas as pd
 
     from stereoprobe.stats.shares import MIN_PROBES
 
-    gcode = pd.factorize(units["category"].astype(str) + "\x1f" + units["group"].astype(str))[0]
-    pcode = pd.factorize(units["probe_id"])[0]
-    neg, pos, polar = (units[c].to_numpy() for c in ("neg", "pos", "polar"))
-    cats, fmts = units["category"].to_numpy(), units["format"].to_numpy()
-    ng = int(gcode.max()) + 1 if len(gcode) else 0
-    rows = []
+    rows = rows[(rows["neg"] + rows["pos"]) > 0]
+    cats, fmts = rows["category"].to_numpy(), rows["format"].to_numpy()
+    strata = (rows["category"].astype(str) + "\x1f" + rows["template"].astype(str)).to_numpy()
+    gkey = rows["group_key"].to_numpy()
+    null = _Null(gkey, rows["neg"], rows["pos"], strata, n_perm, np.random.default_rng(seed), MIN_PROBES, fmts) \
+        if len(rows) else None
+    out = []
     for cat in [*sorted(set(cats)), "all"]:
         for fmt in ("all", "question", "statement"):
-            m = (polar > 0) & ((cats == cat) if cat != "all" else True) & ((fmts == fmt) if fmt != "all" else True)
-            present = np.bincount(gcode[m], minlength=ng) > 0
-            n_groups = int(present.sum())
+            m = np.asarray(((cats == cat) if cat != "all" else True) & ((fmts == fmt) if fmt != "all" else True), bool)
+            m = np.broadcast_to(m, len(rows))
+            n_groups = len(set(gkey[m]))
             row = {"category": cat, "format": fmt, "groups": n_groups, "permutations": n_perm}
             if n_groups >= 2:
-                strata = cats[m] if cat == "all" else None
-                row["nmi"], row["nmi_p"] = nmi_test(gcode[m], neg[m], pos[m], n_perm, seed, strata)
-                probes = np.bincount(np.unique(gcode[m] * (pcode.max() + 1) + pcode[m]) // (pcode.max() + 1),
-                                     minlength=ng)
-                enough = present & (probes >= MIN_PROBES)
-                row["four_fifths_ratio"] = four_fifths_ratio(np.bincount(gcode[m], pos[m], ng)[enough],
-                                                             np.bincount(gcode[m], polar[m], ng)[enough])
-            rows.append(row)
-    return pd.DataFrame(rows).reindex(columns=COLUMNS)
+                row.update({k: v for k, v in null.test(m).items() if k != "groups"})
+            out.append(row)
+    return pd.DataFrame(out).reindex(columns=COLUMNS)

@@ -3,11 +3,15 @@
 Templates are paired by their words: a question template and a statement template of
 one category pair when their ids have the same words once question words are dropped
 (``why_are_so`` / ``are_so``, ``why_are_all_people_in_so`` / ``all_people_in_are_so``).
-A category without any pair falls back to all its templates of each format. Per group,
-the question and statement shares over the paired templates form one pair; the test is a
-paired sign-flip permutation over groups (``scipy.stats.permutation_test``, exact when
-2^groups <= PERMUTATIONS), of the pooled difference question minus statement negative
-share. The interval comes from the category plan (groups, then probes), t-based; the
+A category without any pair falls back to all its templates of each format.
+
+The difference is question minus statement negative share, pooled over the groups that
+answered both formats of the paired templates. One method gives the interval and the
+p-value, so a sentence cannot contradict itself: its linearized variance with the groups
+as clusters (categories as strata for ``all``; "these templates"), a t interval and
+two-sided t test with ``groups - strata`` degrees of freedom. With ``wording="random"``
+the template pairs are clusters too (two-way, Satterthwaite df: with three pairs the
+honest answer is a wide interval). Only the selected groups and templates enter. The
 effect size is Cohen's h (statsmodels); q-values are BH across the categories (the
 ``all`` row is one more test, its q equals its p).
 """
@@ -16,7 +20,6 @@ from __future__ import annotations
 
 from typing import Any
 
-PERMUTATIONS = 10_000
 QUESTION_WORDS = frozenset({"why", "how", "come", "what", "makes", "when", "who", "does", "do"})
 COLUMNS = ["category", "question_negative", "statement_negative", "difference", "ci_low", "ci_high",
            "p", "q", "cohens_h", "groups", "pairs", "sentence"]  # fmt: skip
@@ -51,75 +54,74 @@ def _sentence(cat: str, qn: float, sn: float, d: float, lo: float, hi: float, q:
     return f"{first} are more negative than {second} for {where}: {detail}"
 
 
-def _perm_p(qn: Any, qp: Any, sn: Any, sp: Any, seed: int) -> float:
-    import numpy as np
-    from scipy import stats
+def format_test(rows: Any, level: float, wording: str = "fixed", phi: Any = 1.0) -> Any:
+    """``format_test.csv`` as a DataFrame, from probe rows (:func:`stereoprobe.stats.shares.probe_rows`).
 
-    neg, pol = np.concatenate([qn, sn]), np.concatenate([qp, sp])
-    g = len(qn)
-
-    def stat(x: Any, y: Any, axis: int = -1) -> Any:
-        return neg[x].sum(axis) / pol[x].sum(axis) - neg[y].sum(axis) / pol[y].sum(axis)
-
-    res = stats.permutation_test((np.arange(g), np.arange(g) + g), stat, permutation_type="samples",
-                                 vectorized=True, n_resamples=PERMUTATIONS, batch=max(500, 1_000_000 // g),
-                                 random_state=seed)
-    return float(res.pvalue)
-
-
-def format_test(weights: Any, units: Any, level: float, seed: int) -> Any:
-    """``format_test.csv`` as a DataFrame, from the category plan ``weights`` over ``units``."""
+    ``phi``: per row, the dispersion of its category; a difference whose groups all agree
+    exactly (variance 0) is tested at that dispersion's binomial variance, never p = 0.
+    """
     import numpy as np
     import pandas as pd
     from statsmodels.stats.proportion import proportion_effectsize
 
     from stereoprobe.stats.fdr import bh
-    from stereoprobe.stats.intervals import t_interval
-    from stereoprobe.stats.shares import keyed_sums
+    from stereoprobe.stats.intervals import t_interval, t_pvalue
+    from stereoprobe.stats.variance import cluster_variance, crossed_variance
 
-    used = np.zeros(len(units), bool)
+    used = np.zeros(len(rows), bool)
+    pair_id = np.full(len(rows), "", dtype=object)
     pair_text = {}
-    for cat, sub in units.groupby("category", sort=True):
+    for cat, sub in rows.groupby("category", sort=True):
         pairs = template_pairs(sub[["template", "format"]].drop_duplicates().itertuples(index=False))
-        keep = {t for p in pairs for t in p}
-        used |= (units["category"] == cat).to_numpy() & (units["template"].isin(keep).to_numpy() if pairs else True)
+        in_cat = (rows["category"] == cat).to_numpy()
+        for qt, st in pairs:
+            for t in (qt, st):
+                pair_id[in_cat & (rows["template"] == t).to_numpy()] = qt
+        used |= in_cat & ((rows["template"].isin({t for p in pairs for t in p})).to_numpy() if pairs else True)
+        if not pairs:
+            pair_id[in_cat] = rows.loc[in_cat, "template"].to_numpy()
         pair_text[cat] = "; ".join(f"{a}/{b}" for a, b in pairs) if pairs else "none: all templates"
-    is_q = (units["format"] == "question").to_numpy() & used
-    is_s = (units["format"] == "statement").to_numpy() & used
-    neg, pol = units["neg"].to_numpy(), units["polar"].to_numpy()
-    gcode, gkeys = pd.factorize(pd.MultiIndex.from_frame(units[["category", "group"]]))
-    ng = len(gkeys)
-    per = {k: np.bincount(gcode, v, ng) for k, v in
-           (("qn", neg * is_q), ("qp", pol * is_q), ("sn", neg * is_s), ("sp", pol * is_s))}
-    gcat = np.asarray(gkeys.get_level_values(0))
-    both = (per["qp"] > 0) & (per["sp"] > 0)
-    cats = sorted(set(gcat))
-    ccode = pd.Categorical(units["category"], categories=cats).codes
-    reps = {}
-    for k, m, v in (("qn", is_q, neg), ("qp", is_q, pol), ("sn", is_s, neg), ("sp", is_s, pol)):
-        by_cat = keyed_sums(weights, ccode, len(cats), v * m)
-        reps[k] = np.column_stack([by_cat, by_cat.sum(1)])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rep_diff = 100 * (reps["qn"] / reps["qp"] - reps["sn"] / reps["sp"])
-    rows = []
-    for i, cat in enumerate([*cats, "all"]):
-        sel = both & ((gcat == cat) if cat != "all" else True)
-        g = int(sel.sum())
-        tot = {k: v[sel].sum() for k, v in per.items()}
+    fmt = rows["format"].to_numpy()
+    neg, pol = rows["neg"].to_numpy(np.float64), rows["polar"].to_numpy(np.float64)
+    is_q, is_s = (fmt == "question") & used, (fmt == "statement") & used
+    gkey = rows["group_key"].to_numpy()
+    gcode = pd.factorize(gkey)[0]
+    ng = int(gcode.max()) + 1 if len(gcode) else 0
+    qp, sp = np.bincount(gcode, pol * is_q, ng), np.bincount(gcode, pol * is_s, ng)
+    both = ((qp > 0) & (sp > 0))[gcode]  # rows of groups that answered both formats
+    cats = sorted(rows["category"].unique())
+    phi_row = np.broadcast_to(np.asarray(phi, np.float64), len(rows))
+    out = []
+    for cat in [*cats, "all"]:
+        sel = both & ((rows["category"] == cat).to_numpy() if cat != "all" else True)
+        qm, sm = sel & is_q, sel & is_s
+        g = len(set(gcode[sel]))
+        tot = {"qn": neg[qm].sum(), "qp": pol[qm].sum(), "sn": neg[sm].sum(), "sp": pol[sm].sum()}
         if g == 0 or tot["qp"] == 0 or tot["sp"] == 0:
-            rows.append({"category": cat, "groups": g, "pairs": pair_text.get(cat, ""), "sentence": ""})
+            out.append({"category": cat, "groups": g, "pairs": pair_text.get(cat, ""), "sentence": ""})
             continue
-        qn, sn = 100 * tot["qn"] / tot["qp"], 100 * tot["sn"] / tot["sp"]
-        strata = 1 if cat != "all" else len({c for c in gcat[sel]})
-        lo, hi = t_interval(qn - sn, rep_diff[:, i], g, strata, level, bounds=(-100, 100))
-        p = _perm_p(per["qn"][sel], per["qp"][sel], per["sn"][sel], per["sp"][sel], seed) if g >= 2 else np.nan
-        rows.append({"category": cat, "question_negative": qn, "statement_negative": sn, "difference": qn - sn,
-                     "ci_low": float(lo), "ci_high": float(hi), "p": p,
-                     "cohens_h": float(proportion_effectsize(qn / 100, sn / 100)), "groups": g,
-                     "pairs": pair_text.get(cat, "; ".join(sorted(set(pair_text.values()))))})
-    table = pd.DataFrame(rows).reindex(columns=COLUMNS)
+        qn, sn = tot["qn"] / tot["qp"], tot["sn"] / tot["sp"]
+        z = np.where(qm, (neg - qn * pol) / tot["qp"], 0.0) - np.where(sm, (neg - sn * pol) / tot["sp"], 0.0)
+        cells = np.where(sel, 0, -1)
+        strata = rows["category"].to_numpy() if cat == "all" else None
+        var, k, h = cluster_variance(z, cells, 1, gkey, strata, pol > 0)
+        df = float(k[0] - h[0])
+        if wording == "random":
+            v2, d2 = crossed_variance(z, cells, 1, gkey, pair_id, strata, None, pol > 0)
+            var, df = v2, float(d2[0])
+        phi_sel = float(np.average(phi_row[sel], weights=np.maximum(pol[sel], 1e-12)))
+        floor = 100 * np.sqrt(phi_sel * (qn * (1 - qn) / tot["qp"] + sn * (1 - sn) / tot["sp"]))
+        se = 100 * np.sqrt(float(var[0])) if df >= 1 else np.nan
+        d = 100 * (qn - sn)
+        lo, hi = t_interval(d, None, k[0], h[0], level, bounds=(-100, 100), se=se, df=df)
+        p = t_pvalue(d, None, k[0], h[0], se=se, df=df, se_floor=floor)
+        out.append({"category": cat, "question_negative": 100 * qn, "statement_negative": 100 * sn, "difference": d,
+                    "ci_low": float(lo), "ci_high": float(hi), "p": float(p),
+                    "cohens_h": float(proportion_effectsize(qn, sn)), "groups": g,
+                    "pairs": pair_text.get(cat, "; ".join(sorted(set(pair_text.values()))))})
+    table = pd.DataFrame(out).reindex(columns=COLUMNS)
     is_cat = table["category"] != "all"
-    table.loc[is_cat, "q"] = bh(table.loc[is_cat, "p"].to_numpy())
+    table.loc[is_cat, "q"] = bh(table.loc[is_cat, "p"].to_numpy(dtype=np.float64))
     table.loc[~is_cat, "q"] = table.loc[~is_cat, "p"]
     table["sentence"] = [
         _sentence(r.category, r.question_negative, r.statement_negative, r.difference, r.ci_low, r.ci_high, r.q, level)

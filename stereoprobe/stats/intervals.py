@@ -1,23 +1,24 @@
-"""Intervals and p-values from cluster-bootstrap replicates (docs/statistics.md).
+"""Intervals and p-values of shares and differences (docs/statistics.md).
 
-A share gets a Korn-Graubard interval (``share_interval``): the Clopper-Pearson (beta)
-interval at the effective sample size ``p(1-p) / var_boot``, shrunk by
-``(z / t(df))^2`` for the few clusters, capped at the number of counted words; a cell
-whose bootstrap variance is 0 (every probe all-negative or all-positive) falls back to
-its number of clusters, the most cautious design effect. Simulation (docs/statistics.md)
-shows it keeps coverage at or above nominal for 6-probe groups, also near 0% and 100%
-where symmetric intervals collapse.
+A share gets the **Korn-Graubard** interval (``share_interval``; Korn & Graubard 1998,
+*Survey Methodology* 24: 193-201), as R's ``survey::svyciprop(method = "beta")``
+computes it: the Clopper-Pearson (beta) interval at the effective sample size
+``n_eff = p (1 - p) / var`` (at most the counted words), times ``(t(n-1) / t(df))^2``
+for the few clusters (never above 1). Where the variance says nothing (``var = 0``, or
+the share is 0% or 100%) ``n_eff`` is the counted words divided by the design effect
+the caller knows (``deff_floor``; 1 by default, the usual rule), so intervals are
+monotone in the count and never collapse to a point. tests/test_stats_intervals.py
+checks the edge cases by hand and the formula against svyciprop's.
 
-A difference of shares gets a t-based interval: ``estimate +/- t(df, (1+level)/2) * se * sqrt(G/(G-1))`` where
-``se`` is the standard deviation of the bootstrap replicates, ``G`` the number of
-top-level clusters resampled (per stratum: ``df = G - strata``). Why not the percentile
-interval: with the few clusters stereoprobe has (6 probes per group) the bootstrap
-distribution is about ``(G-1)/G`` as wide as the sampling distribution and normal
-quantiles are too small; percentile and BCa intervals undercover badly there (the
-coverage simulation in tests/test_stats_intervals.py and docs/statistics.md). The t
-quantile with ``G - 1`` degrees of freedom and the ``G/(G-1)`` variance correction are
-the small-sample fixes of the classical one-sample t interval, which the share of
-equal-sized clusters is close to. Shares are clipped to [0, 100].
+A difference gets a t interval ``estimate +/- t(df) * se``; ``t_pvalue`` is the matching
+two-sided p-value. ``se`` comes either from bootstrap replicates (their standard
+deviation times ``sqrt(G / (G - strata))``, the small-sample correction of the
+bootstrap variance, with ``df = G - strata``) or from the caller (``se=``, ``df=``). A
+zero standard error with a non-zero difference has no p-value unless the caller gives a
+floor (``se_floor``): never p = 0.
+
+``betabinomial_pvalue`` tests a total count against the convolution of its parts'
+beta-binomial distributions (the group against its category).
 """
 
 from __future__ import annotations
@@ -41,23 +42,36 @@ def bootstrap_se(replicates: Any, n_clusters: Any, n_strata: Any = 1) -> Any:
         return np.where(g - h >= 1, sd * np.sqrt(g / np.maximum(g - h, 1)), np.nan)
 
 
+def _se_df(replicates: Any, n_clusters: Any, n_strata: Any, se: Any, df: Any) -> tuple[Any, Any]:
+    import numpy as np
+
+    g = np.asarray(n_clusters, dtype=np.float64)
+    h = np.asarray(n_strata, dtype=np.float64)
+    if se is None:
+        se = bootstrap_se(replicates, g, h)
+    se = np.asarray(se, dtype=np.float64)
+    if df is None:
+        df = np.where(g - h >= 1, g - h, np.nan)
+    return se, np.asarray(df, dtype=np.float64)
+
+
 def t_interval(
     estimate: Any, replicates: Any, n_clusters: Any, n_strata: Any = 1, level: float = 0.95,
-    bounds: tuple[float, float] | None = (0.0, 100.0),
+    bounds: tuple[float, float] | None = (0.0, 100.0), *, se: Any = None, df: Any = None,
 ) -> tuple[Any, Any]:
-    """(low, high) of the t-based bootstrap interval; NaN where it cannot be formed.
+    """(low, high) of ``estimate +/- t(df) * se``; NaN where it cannot be formed.
 
-    ``estimate``: the full-sample value(s); ``replicates``: shape (B, ...) matching it;
-    ``n_clusters`` / ``n_strata``: per estimate (broadcast). ``bounds`` clips the result
-    (None: no clipping, e.g. for a difference of shares use (-100, 100)).
+    ``replicates`` (B, ...) give ``se`` and ``df = n_clusters - n_strata`` unless ``se``
+    and ``df`` are given (then ``replicates`` may be None). ``bounds`` clips the result
+    (None: no clipping; for a difference of shares use (-100, 100)).
     """
     import numpy as np
     from scipy import stats
 
     est = np.asarray(estimate, dtype=np.float64)
-    se = bootstrap_se(replicates, n_clusters, n_strata)
-    df = np.maximum(np.asarray(n_clusters, dtype=np.float64) - np.asarray(n_strata, dtype=np.float64), 1)
-    half = stats.t.ppf(0.5 + level / 2, df) * se
+    se, df = _se_df(replicates, n_clusters, n_strata, se, df)
+    with np.errstate(invalid="ignore"):
+        half = stats.t.ppf(0.5 + level / 2, np.where(df >= 1, df, np.nan)) * se
     low, high = est - half, est + half
     if bounds is not None:
         low, high = np.clip(low, *bounds), np.clip(high, *bounds)
@@ -65,53 +79,110 @@ def t_interval(
 
 
 def t_pvalue(
-    difference: Any, replicates: Any, n_clusters: Any, n_strata: Any = 1, null: float = 0.0
+    difference: Any, replicates: Any, n_clusters: Any, n_strata: Any = 1, null: float = 0.0, *,
+    se: Any = None, df: Any = None, se_floor: Any = None,
 ) -> Any:
-    """Two-sided p-value of ``difference == null`` from the bootstrap standard error and t(G - strata).
+    """Two-sided p-value of ``difference == null`` with t(df); never 0.
 
-    A zero standard error gives p = 1 when the difference equals the null, else 0.
+    ``se``/``df`` as in :func:`t_interval`. Where ``se`` is 0: p = 1 if the difference
+    equals the null, else the p-value at ``se_floor`` (NaN without a floor: a difference
+    with no variance at all cannot be tested).
     """
     import numpy as np
     from scipy import stats
 
     d = np.asarray(difference, dtype=np.float64) - null
-    se = bootstrap_se(replicates, n_clusters, n_strata)
-    df = np.maximum(np.asarray(n_clusters, dtype=np.float64) - np.asarray(n_strata, dtype=np.float64), 1)
+    se, df = _se_df(replicates, n_clusters, n_strata, se, df)
+    if se_floor is not None:
+        se = np.where(se > 0, se, np.asarray(se_floor, dtype=np.float64))
     with np.errstate(invalid="ignore", divide="ignore"):
         t = np.abs(d) / se
-        p = 2 * stats.t.sf(t, df)
-    p = np.where(se == 0, np.where(d == 0, 1.0, 0.0), p)
-    return np.where(np.isnan(se) | np.isnan(d), np.nan, p)
+        p = 2 * stats.t.sf(t, np.where(df >= 1, df, np.nan))
+    p = np.where(se > 0, p, np.where(d == 0, 1.0, np.nan))
+    p = np.where(np.isnan(se) | np.isnan(d), np.nan, p)
+    return np.where(np.isnan(p), np.nan, np.maximum(p, np.finfo(np.float64).tiny))
 
 
-def share_interval(
-    share: Any, replicates: Any, n_clusters: Any, n_words: Any, n_strata: Any = 1, level: float = 0.95
-) -> tuple[Any, Any]:
-    """(low, high) in percent: Korn-Graubard interval of a share (percent) from its replicates.
+def betabinomial_pvalue(x: Any, trials: Any, rates: Any, icc: Any, unit: Any) -> Any:
+    """Two-sided p-value of each unit's total count under independent beta-binomial parts.
 
-    ``share``: estimate(s) in percent; ``replicates``: (B, ...) in percent; ``n_clusters``:
-    top-level clusters resampled; ``n_words``: counted (positive + negative) words, the
-    cap of the effective sample size; ``n_strata``: fixed strata (df = clusters - strata).
-    NaN where the share is NaN or there are fewer than two clusters per stratum.
+    Rows are the parts (e.g. a group's probes): ``trials`` (whole numbers), the null
+    ``rates`` and the intra-part correlation ``icc`` (0: binomial); ``unit``: integer
+    code 0..U-1 of each row's unit, ``x``: each unit's observed total. The null
+    distribution of a unit's total is the exact convolution of its parts' beta-binomial
+    distributions (scipy.stats.betabinom), so the heavy tails of words that agree within
+    a reply are kept. ``p = min(1, 2 * min(P(X <= x), P(X >= x)))``, never 0.
     """
     import numpy as np
     from scipy import stats
 
-    p = np.asarray(share, dtype=np.float64) / 100
-    reps = np.asarray(replicates, dtype=np.float64) / 100
-    g = np.asarray(n_clusters, dtype=np.float64)
-    df = g - np.asarray(n_strata, dtype=np.float64)
-    alpha = 1 - level
+    trials = np.asarray(trials, dtype=np.int64)
+    rates = np.clip(np.asarray(rates, dtype=np.float64), 1e-9, 1 - 1e-9)
+    icc = np.clip(np.broadcast_to(np.asarray(icc, dtype=np.float64), trials.shape), 0.0, 0.999)
+    unit = np.asarray(unit, dtype=np.int64)
+    x = np.asarray(x, dtype=np.float64)
+    k = np.arange(trials.max(initial=0) + 1)[None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.where(icc > 0, 1 / np.where(icc > 0, icc, 1) - 1, np.inf)
+        bb = stats.betabinom.pmf(k, trials[:, None], (rates * scale)[:, None], ((1 - rates) * scale)[:, None])
+    binom = stats.binom.pmf(k, trials[:, None], rates[:, None])
+    pmf = np.where((icc > 0)[:, None], np.nan_to_num(bb), binom)
+    out = np.full(len(x), np.nan)
+    order = np.argsort(unit, kind="stable")
+    bounds = np.searchsorted(unit[order], np.arange(len(x) + 1))
+    for u in range(len(x)):
+        dist = np.ones(1)
+        for r in order[bounds[u]:bounds[u + 1]]:
+            dist = np.convolve(dist, pmf[r, : trials[r] + 1])
+        xi = int(round(x[u])) if x[u] == x[u] else -1
+        if not 0 <= xi < len(dist):
+            continue
+        low, high = dist[: xi + 1].sum(), dist[xi:].sum()
+        out[u] = min(1.0, 2 * min(low, high))
+    return np.where(np.isnan(out), np.nan, np.maximum(out, np.finfo(np.float64).tiny))
+
+
+def share_interval(
+    share: Any, replicates: Any, n_clusters: Any, n_words: Any, n_strata: Any = 1, level: float = 0.95, *,
+    variance: Any = None, df: Any = None, deff_floor: Any = 1.0, method: str = "beta",
+) -> tuple[Any, Any]:
+    """(low, high) in percent: Korn-Graubard interval of a share (percent).
+
+    The variance of the share (percent squared) is ``variance`` if given, else that of
+    the bootstrap ``replicates`` (percent) times ``G / (G - strata)``; ``df`` defaults to
+    ``n_clusters - n_strata``. ``n_words``: counted words, the cap of ``n_eff`` and the
+    ``n`` of ``t(n - 1)``. ``deff_floor``: the design effect used where the variance says
+    nothing (0, or a share of 0% or 100%): ``n_eff = n_words / deff_floor`` (at least 1).
+    NaN where the share is NaN or ``df < 1``.
+    """
     import warnings
 
+    import numpy as np
+    from scipy import stats
+
+    p = np.asarray(share, dtype=np.float64) / 100
+    g = np.asarray(n_clusters, dtype=np.float64)
+    h = np.asarray(n_strata, dtype=np.float64)
+    n = np.asarray(n_words, dtype=np.float64)
+    if df is None:
+        df = g - h
+    df = np.asarray(df, dtype=np.float64)
+    alpha = 1 - level
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN cell: no variance, no interval
-        var = np.nanvar(reps, axis=0, ddof=1)
-        neff = np.where((var > 0) & (p > 0) & (p < 1), p * (1 - p) / var, g)
-        neff = np.minimum(neff, np.asarray(n_words, dtype=np.float64))
-        neff = neff * (stats.norm.ppf(1 - alpha / 2) / stats.t.ppf(1 - alpha / 2, np.maximum(df, 1))) ** 2
+        if variance is None:
+            reps = np.asarray(replicates, dtype=np.float64) / 100
+            var = np.nanvar(reps, axis=0, ddof=1) * g / np.maximum(g - h, 1)
+        else:
+            var = np.asarray(variance, dtype=np.float64) / 1e4
+        informative = (var > 0) & (p > 0) & (p < 1)
+        neff = np.where(informative, p * (1 - p) / np.where(informative, var, 1), n / np.maximum(deff_floor, 1.0))
+        neff = np.minimum(neff, n)
+        ratio = stats.t.ppf(1 - alpha / 2, np.maximum(n - 1, 1)) / stats.t.ppf(1 - alpha / 2, np.maximum(df, 1))
+        neff = neff * np.minimum(ratio, 1.0) ** 2
         x = p * neff
-        low = np.where(x > 0, stats.beta.ppf(alpha / 2, x, neff - x + 1), 0.0)
-        high = np.where(x < neff, stats.beta.ppf(1 - alpha / 2, x + 1, neff - x), 1.0)
-    bad = np.isnan(p) | (df < 1) | ~(neff > 0)
+        a, b = (0.5, 0.5) if method == "jeffreys" else (0.0, 1.0)
+        low = np.where(x > 0, stats.beta.ppf(alpha / 2, x + a, neff - x + b), 0.0)
+        high = np.where(x < neff, stats.beta.ppf(1 - alpha / 2, x + b, neff - x + a), 1.0)
+    bad = np.isnan(p) | ~(df >= 1) | ~(neff > 0)
     return np.where(bad, np.nan, 100 * low), np.where(bad, np.nan, 100 * high)

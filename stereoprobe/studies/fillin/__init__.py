@@ -33,7 +33,7 @@ class FillInStudy(Study):
         "collect": frozenset(_FILTERS | _COLLECT),
         "score": frozenset({"lexicon", "overrides", "no_synonyms", "ci", "n_boot", "seed"}),
         "report": frozenset({"only", "categories", "out", "figure_set", "palette_name", "workers"}),
-        "compare": frozenset({"out_dir", "lexicon", "overrides", "no_synonyms", "lexicons", "n_boot", "seed"}),
+        "compare": frozenset({"out_dir", "lexicon", "overrides", "no_synonyms", "lexicons"}),
     }
 
     def list_probes(self, options: Mapping[str, Any]) -> list[Any]:

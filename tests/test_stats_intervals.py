@@ -1,0 +1,153 @@
+"""Intervals of shares at the edges, by hand, and against R survey's svyciprop(method = "beta").
+
+One group of six probes with ten counted words each. Its design-based variance (the
+probes are the clusters, drawn with replacement) is ``6/5 * sum(z_k^2)`` with
+``z_k = (negatives_k - 10 p) / 60``; with 6 clusters ``df = 5``, and Korn-Graubard's
+degrees-of-freedom factor is ``(t(0.975, 59) / t(0.975, 5))^2 = (2.00100 / 2.57058)^2 =
+0.60594``. R's survey package (svyciprop.R, method "beta") computes, for such a design,
+
+    n.eff <- coef(m) * (1 - coef(m)) / vcov(m)
+    n.eff <- n.eff * (qt(alpha/2, nrow(design) - 1) / qt(alpha/2, degf(design)))^2
+    ci <- c(qbeta(alpha/2, n.eff * rval, n.eff * (1 - rval) + 1),
+            qbeta(1 - alpha/2, n.eff * rval + 1, n.eff * (1 - rval)))
+
+which the tests below write out with scipy's beta quantiles (R's qbeta) and compare
+with ``share_interval``.
+"""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from stereoprobe.stats.intervals import betabinomial_pvalue, share_interval, t_interval, t_pvalue
+
+DF_FACTOR = (stats.t.ppf(0.975, 59) / stats.t.ppf(0.975, 5)) ** 2
+
+
+def _design_variance(negatives):
+    """By hand: with-replacement variance of the share of six 10-word probes (proportion^2)."""
+    negatives = np.asarray(negatives, float)
+    p = negatives.sum() / 60
+    z = (negatives - 10 * p) / 60
+    return 6 / 5 * (z**2).sum()
+
+
+def _svyciprop_beta(p, var, n=60, df=5, level=0.95):
+    """The svyciprop(method = "beta") formula, written out (no cap, no edge rule)."""
+    a = 1 - level
+    neff = p * (1 - p) / var * (stats.t.ppf(a / 2, n - 1) / stats.t.ppf(a / 2, df)) ** 2
+    return 100 * stats.beta.ppf(a / 2, neff * p, neff * (1 - p) + 1), 100 * stats.beta.ppf(1 - a / 2, neff * p + 1, neff * (1 - p))
+
+
+def _interval(negatives, method="beta"):
+    negatives = np.asarray(negatives, float)
+    share = 100 * negatives.sum() / 60
+    low, high = share_interval(share, None, 6, 60, 1, 0.95, variance=1e4 * _design_variance(negatives), method=method)
+    return float(low), float(high)
+
+
+def test_korn_graubard_equals_svyciprop_beta_on_the_worked_example():
+    # probes with 8, 7, 6, 5, 4, 3 negative words of 10 (docs/statistics.md): p = 0.55
+    var = _design_variance([8, 7, 6, 5, 4, 3])
+    assert var == pytest.approx(0.0058333, rel=1e-4)  # 6/5 * (2.5^2 + 1.5^2 + .5^2) * 2 / 3600
+    low, high = _interval([8, 7, 6, 5, 4, 3])
+    assert (low, high) == pytest.approx(_svyciprop_beta(0.55, var), abs=1e-9)
+    assert (round(low, 1), round(high, 1)) == (34.3, 74.5)  # n_eff 42.43 * 0.60594 = 25.71, x = 14.14
+
+
+def test_korn_graubard_equals_svyciprop_beta_elsewhere():
+    for negatives in ([1, 0, 2, 0, 1, 0], [10, 9, 9, 10, 8, 10], [3, 6, 2, 7, 4, 5]):
+        p = sum(negatives) / 60
+        var = _design_variance(negatives)
+        if p * (1 - p) / var > 60:  # svyciprop has no cap at the sample size; ours does (Korn & Graubard)
+            continue
+        assert _interval(negatives) == pytest.approx(_svyciprop_beta(p, var), abs=1e-9)
+
+
+def test_edges_by_hand():
+    # 0 of 60: no variance, so n_eff = 60 words * 0.60594 = 36.36; upper = 1 - 0.025^(1/36.36)
+    assert _interval([0] * 6) == pytest.approx((0.0, 9.6487), abs=1e-3)
+    # 60 of 60: the mirror image
+    assert _interval([10] * 6) == pytest.approx((90.3513, 100.0), abs=1e-3)
+    # 6 of 60, one per probe: also no variance: x = 0.1 * 36.36 = 3.636 of 36.36
+    assert _interval([1] * 6) == pytest.approx((2.5641, 24.5505), abs=1e-3)
+    # 1 of 60 in one probe: var = 0.00027778 gives n_eff 59.0 (under the cap of 60), * 0.60594 = 35.75
+    assert _interval([1, 0, 0, 0, 0, 0]) == pytest.approx((0.0047, 12.7913), abs=1e-3)
+
+
+def test_monotone_in_the_count():
+    # k negatives of 60 spread as evenly as the probes allow, k = 0..60: both bounds never go down
+    lows, highs = [], []
+    for k in range(61):
+        negatives = [k // 6 + (1 if i < k % 6 else 0) for i in range(6)]
+        low, high = _interval(negatives)
+        lows.append(low)
+        highs.append(high)
+    assert all(b >= a - 1e-9 for a, b in zip(lows, lows[1:]))
+    assert all(b >= a - 1e-9 for a, b in zip(highs, highs[1:]))
+    assert highs[0] < 10 and lows[-1] > 90  # sane at 0% and 100%
+
+
+def test_jeffreys_at_the_effective_size_by_hand():
+    # the tables' method: Beta(x + 1/2, n - x + 1/2) quantiles at the same n_eff
+    x = 0.55 * 42.4286 * DF_FACTOR
+    n = 42.4286 * DF_FACTOR
+    expected = (100 * stats.beta.ppf(0.025, x + 0.5, n - x + 0.5), 100 * stats.beta.ppf(0.975, x + 0.5, n - x + 0.5))
+    assert _interval([8, 7, 6, 5, 4, 3], "jeffreys") == pytest.approx(expected, abs=1e-3)
+    assert expected == pytest.approx((36.10, 72.84), abs=0.01)  # narrower than Clopper-Pearson's 34.3 to 74.5
+    # no variance and a known design effect (deff_floor): n_eff = 60 / 1.5 = 40 (df large: no t factor)
+    low, high = share_interval(0.0, None, 60, 60, 1, 0.95, variance=0.0, df=1e6, deff_floor=1.5, method="jeffreys")
+    assert (float(low), float(high)) == pytest.approx((0.0, 100 * stats.beta.ppf(0.975, 0.5, 40.5)), abs=1e-6)
+    assert float(high) == pytest.approx(6.05, abs=0.01)
+
+
+def test_bootstrap_replicates_give_the_design_variance():
+    # every one of the 6^6 bootstrap draws of the worked example: their variance * 6/5 is the design variance
+    import itertools
+
+    shares = [0.8, 0.7, 0.6, 0.5, 0.4, 0.3]
+    reps = 100 * np.array([np.mean(c) for c in itertools.product(shares, repeat=6)])
+    assert np.var(reps / 100, ddof=0) * 6 / 5 == pytest.approx(_design_variance([8, 7, 6, 5, 4, 3]), rel=1e-9)
+    # so the replicate path gives the same interval (up to ddof = 1 on 46,656 replicates)
+    low, high = share_interval(55.0, reps, 6, 60, 1, 0.95)
+    assert (float(low), float(high)) == pytest.approx(_interval([8, 7, 6, 5, 4, 3]), abs=1e-3)
+
+
+def test_t_interval_and_p_value_from_a_given_standard_error():
+    low, high = t_interval(10.0, None, 9, 1, 0.95, bounds=None, se=4.0, df=8)
+    assert high - 10 == pytest.approx(2.306004 * 4.0, rel=1e-6) and low == pytest.approx(20 - high)
+    assert t_pvalue(10.0, None, 9, se=4.0, df=8) == pytest.approx(2 * stats.t.sf(2.5, 8))
+
+
+def test_no_p_value_of_zero():
+    # a difference with no variance at all: no p = 0 (NaN without a floor, the floor's p with one)
+    assert np.isnan(t_pvalue(5.0, None, 9, se=0.0, df=8))
+    assert t_pvalue(5.0, None, 9, se=0.0, df=8, se_floor=2.0) == pytest.approx(2 * stats.t.sf(2.5, 8))
+    assert t_pvalue(0.0, None, 9, se=0.0, df=8) == 1.0
+    assert t_pvalue(1e6, None, 9, se=1e-3, df=8) > 0  # underflow is clipped above 0
+
+
+def test_betabinomial_pvalue_by_hand_and_against_scipy():
+    # parts with no correlation: six probes of 10 at 10% add up to Binomial(60, 0.1)
+    units = np.repeat([0, 1, 2], 6)
+    p = betabinomial_pvalue([0, 6, 15], [10] * 18, [0.1] * 18, 0.0, units)
+    assert p[0] == pytest.approx(2 * 0.9**60)  # by hand: 0 of 60
+    assert p[1] == 1.0  # 6 of 60 is the mean: both tails above one half
+    assert p[2] == pytest.approx(2 * stats.binom.sf(14, 60, 0.1))
+    # one beta-binomial part: P(X = 0) for 10 trials, rate .2, correlation .3 (a = .2 * (1/.3 - 1))
+    a, b = 0.2 * (1 / 0.3 - 1), 0.8 * (1 / 0.3 - 1)
+    assert betabinomial_pvalue([0], [10], [0.2], 0.3, [0])[0] == pytest.approx(2 * stats.betabinom.pmf(0, 10, a, b))
+    # correlated words make the same count less surprising
+    assert betabinomial_pvalue([0], [10] * 6, [0.1] * 6, 0.2, [0] * 6)[0] > 10 * p[0]
+    # two parts with different rates: the exact convolution
+    conv = np.convolve(stats.binom.pmf(np.arange(11), 10, 0.1), stats.binom.pmf(np.arange(6), 5, 0.5))
+    assert betabinomial_pvalue([6], [10, 5], [0.1, 0.5], 0.0, [0, 0])[0] == pytest.approx(2 * conv[6:].sum())
+
+
+def test_docs_quote_the_worked_example_and_the_edges():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "statistics.md").read_text(encoding="utf-8")
+    for text in ("**34.3% to 74.5%**", "**36.1% to 72.8%**", "0.0058333", "0 to 9.6%", "2.6 to 24.6%", "90.4 to 100%",
+                 "0.0 to 12.8%"):
+        assert text in doc, text
