@@ -34,7 +34,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from stereoprobe.parse import _NORMALISE, REFUSAL  # the fill-in parser's refusal rule, not a copy
+from stereoprobe.parse import NORMALISE, REFUSAL  # the fill-in parser's refusal rule, not a copy
 
 #: Bumped whenever a rule here changes what a reply yields (stored with a run, like parse.PARSER_VERSION).
 PARSER_VERSION = "1"
@@ -71,7 +71,7 @@ class CorefAnswer:
 
 def parse_answer(text: str | None, profession_a: str, profession_b: str) -> ParsedAnswer:
     """000's rule over one reply (module docstring)."""
-    reply = (text or "").translate(_NORMALISE).lower()
+    reply = (text or "").translate(NORMALISE).lower()
     a, b = profession_a.lower(), profession_b.lower()
     first, second = (b, a) if a in b else (a, b)
     found_first = first in reply

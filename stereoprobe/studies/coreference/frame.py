@@ -22,17 +22,35 @@ from stereoprobe.studies.coreference.answers import ANSWERS, CorefAnswer
 from stereoprobe.studies.coreference.probes import CorefProbe
 
 PROBE_COLUMNS = ["probe_id", "triple_id", "cluster", "template", "profession_a", "profession_b", "gender_a",
-                 "gender_b", "pronoun", "expected", "referent", "stereotype"]
+                 "gender_b", "pronoun", "expected", "referent", "stereotype", "debias"]
 BINARY = ("he", "she")
+
+
+def probe_frame(probes: Iterable[CorefProbe]) -> Any:
+    """The probes' fields (``PROBE_COLUMNS``), one row per probe, in order."""
+    import pandas as pd
+
+    probes = list(probes)
+    return pd.DataFrame({c: [getattr(p, c) for p in probes] for c in PROBE_COLUMNS}, columns=PROBE_COLUMNS)
+
+
+def with_answers(probes: Any, answers: Any, refused: Any = None) -> Any:
+    """A probe frame with each row's ``answer`` (A, B or U) and ``refused``, ``correct`` and
+    Sterlie et al.'s classes added (a new frame; ``probes`` is not changed)."""
+    import numpy as np
+
+    from stereoprobe.studies.coreference.criteria import add_classes
+
+    frame = probes.copy()
+    frame["answer"] = np.asarray(answers, dtype=object)
+    frame["refused"] = np.zeros(len(frame), bool) if refused is None else np.asarray(refused, dtype=bool)
+    frame["correct"] = frame["answer"].to_numpy() == frame["expected"].to_numpy()
+    return add_classes(frame)
 
 
 def answer_frame(probes: Iterable[CorefProbe], answers: Iterable[CorefAnswer]) -> Any:
     """One row per answered probe (probe order). One answer per probe; an answer to an
     unknown probe or a second answer to one probe is a DataError."""
-    import pandas as pd
-
-    from stereoprobe.studies.coreference.criteria import add_classes
-
     probes = list(probes)
     known = {p.probe_id for p in probes}
     got: dict[str, CorefAnswer] = {}
@@ -44,18 +62,16 @@ def answer_frame(probes: Iterable[CorefProbe], answers: Iterable[CorefAnswer]) -
         if a.answer not in ANSWERS:
             raise DataError(f"probe {a.probe_id}: answer {a.answer!r} is not A, B or U; reparse the run.")
         got[a.probe_id] = a
-    rows = [{**{c: getattr(p, c) for c in PROBE_COLUMNS}, "answer": got[p.probe_id].answer,
-             "refused": got[p.probe_id].refused} for p in probes if p.probe_id in got]
-    frame = pd.DataFrame(rows, columns=PROBE_COLUMNS + ["answer", "refused"])
-    frame["correct"] = frame["answer"] == frame["expected"]
-    return add_classes(frame)
+    answered = [p for p in probes if p.probe_id in got]
+    return with_answers(probe_frame(answered), [got[p.probe_id].answer for p in answered],
+                        [got[p.probe_id].refused for p in answered])
 
 
 def triple_table(frame: Any, pronouns: Sequence[str] = ("he", "she", "they")) -> Any:
     """One row per triple: its keys, ``answer_<pronoun>``, complete / inconsistent and the binary pair's."""
     import pandas as pd
 
-    keys = ["cluster", "template", "profession_a", "profession_b"]
+    keys = ["cluster", "template", "profession_a", "profession_b", "debias"]
     out = frame.drop_duplicates("triple_id").set_index("triple_id")[keys]
     wide = frame.pivot(index="triple_id", columns="pronoun", values="answer")  # one answer per probe
     for p in pronouns:

@@ -112,13 +112,30 @@ def difference(plan: Plan, est: Any, reps: Any, i: int, j: int, contributing: An
     """
     import numpy as np
 
+    weights = np.zeros(len(est))
+    weights[i], weights[j] = 1.0, -1.0
+    return contrast(plan, est, reps, weights, contributing)
+
+
+def contrast(plan: Plan, est: Any, reps: Any, weights: Any, contributing: Any) -> dict[str, float]:
+    """A paired contrast of rates, sum_k weights_k * rate_k (points: a difference, or a
+    difference of differences), with its t interval and p-value; the clusters counted are
+    those with answers in every rate the contrast uses.
+    """
+    import numpy as np
+
     from stereoprobe.stats import t_interval, t_pvalue
 
-    g = int(((contributing[:, i] > 0) & (contributing[:, j] > 0)).sum())
-    d = est[i] - est[j]
-    rd = reps[:, i] - reps[:, j]
+    weights = np.asarray(weights, dtype=np.float64)
+    used = weights != 0
+    g = int((contributing[:, used] > 0).all(axis=1).sum())
+    with np.errstate(invalid="ignore"):
+        d = float(np.dot(np.where(used, est, 0.0), weights)) if not np.isnan(est[used]).any() else np.nan
+        rd = np.where(used, reps, 0.0) @ weights
+        rd[np.isnan(reps[:, used]).any(axis=1)] = np.nan
     ok = ~np.isnan(rd)
     if np.isnan(d) or g < 2 or ok.sum() < 2:
-        return {"difference": float(d), "low": np.nan, "high": np.nan, "p": np.nan}
-    low, high = t_interval(d, rd[ok], g, level=plan.level, bounds=(-100.0, 100.0))
-    return {"difference": float(d), "low": float(low), "high": float(high), "p": float(t_pvalue(d, rd[ok], g))}
+        return {"difference": d, "low": np.nan, "high": np.nan, "p": np.nan}
+    bound = 100.0 * np.abs(weights).sum() / 2 if np.abs(weights).sum() > 2 else 100.0
+    low, high = t_interval(d, rd[ok], g, level=plan.level, bounds=(-bound, bound))
+    return {"difference": d, "low": float(low), "high": float(high), "p": float(t_pvalue(d, rd[ok], g))}
