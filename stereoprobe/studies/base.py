@@ -69,6 +69,14 @@ class Study:
         """Compare runs of this study into ``out``; lines to print."""
         raise NotImplementedError
 
+    def reparse(self, run_dir: Path) -> Any:
+        """Parse a chat run's stored replies again (a reparse.ReparseResult); a study whose
+        answers are not parsed store-side has nothing to reparse."""
+        from stereoprobe.errors import DataError
+
+        raise DataError(f"{run_dir} is a {self.name} run: its answers are not parsed from stored replies; "
+                        "nothing to reparse.")
+
 
 def check_flags(study: Study, command: str, given: Sequence[str]) -> None:
     """Refuse, in one line, an option of ``command`` that ``study`` does not use.
