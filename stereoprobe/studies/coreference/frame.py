@@ -69,20 +69,27 @@ def answer_frame(probes: Iterable[CorefProbe], answers: Iterable[CorefAnswer]) -
 
 def triple_table(frame: Any, pronouns: Sequence[str] = ("he", "she", "they")) -> Any:
     """One row per triple: its keys, ``answer_<pronoun>``, complete / inconsistent and the binary pair's."""
+    import numpy as np
     import pandas as pd
 
     keys = ["cluster", "template", "profession_a", "profession_b", "debias"]
-    out = frame.drop_duplicates("triple_id").set_index("triple_id")[keys]
-    wide = frame.pivot(index="triple_id", columns="pronoun", values="answer")  # one answer per probe
-    for p in pronouns:
-        out[f"answer_{p}"] = wide[p].reindex(out.index) if p in wide.columns else None
-    answers = out[[f"answer_{p}" for p in pronouns]]
-    out["complete"] = answers.notna().all(axis=1)
-    out["inconsistent"] = out["complete"] & answers.ne(answers.iloc[:, 0], axis=0).any(axis=1)
+    codes, triples = pd.factorize(frame["triple_id"])
+    first = np.unique(codes, return_index=True)[1]
+    out = frame.iloc[first][["triple_id", *keys]].reset_index(drop=True)
+    col = pd.Index(list(pronouns)).get_indexer(frame["pronoun"])
+    wide = np.full((len(triples), len(pronouns)), None, dtype=object)
+    keep = col >= 0
+    wide[codes[keep], col[keep]] = frame["answer"].to_numpy(object)[keep]  # one answer per probe
+    for j, p in enumerate(pronouns):
+        out[f"answer_{p}"] = wide[:, j]
+    have = wide != None  # noqa: E711 (elementwise)
+    out["complete"] = have.all(axis=1)
+    out["inconsistent"] = out["complete"].to_numpy() & (wide != wide[:, :1]).any(axis=1)
     if all(p in pronouns for p in BINARY):
-        he, she = out["answer_he"], out["answer_she"]
-        out["binary_complete"] = he.notna() & she.notna()
-        out["binary_inconsistent"] = out["binary_complete"] & (he != she)
+        he, she = wide[:, list(pronouns).index("he")], wide[:, list(pronouns).index("she")]
+        both = (he != None) & (she != None)  # noqa: E711
+        out["binary_complete"] = both
+        out["binary_inconsistent"] = both & (he != she)
     else:
-        out["binary_complete"] = out["binary_inconsistent"] = pd.Series(False, index=out.index)
-    return out.reset_index()
+        out["binary_complete"] = out["binary_inconsistent"] = False
+    return out

@@ -37,7 +37,7 @@ class Plan:
         """Cluster index of each label (every label must be a cluster of the plan)."""
         import numpy as np
 
-        codes = self.clusters.get_indexer(np.asarray(labels, dtype=object))
+        codes = self.clusters.get_indexer(labels if hasattr(labels, "dtype") else np.asarray(labels, dtype=object))
         if (codes < 0).any():
             raise ValueError("a row's cluster is not in the plan")
         return codes
