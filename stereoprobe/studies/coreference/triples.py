@@ -31,7 +31,7 @@ def _answer_cell(r: dict | None) -> str:
     elif r.get("logprob_a") == r.get("logprob_a") and r.get("logprob_a") is not None:
         extra = (f'<br><span class="small">log P: {esc(r["profession_a"])} {float(r["logprob_a"]):.2f}, '
                  f'{esc(r["profession_b"])} {float(r["logprob_b"]):.2f}</span>')
-    if r.get("votes"):
+    if isinstance(r.get("votes"), str) and r["votes"]:
         extra += f'<br><span class="small">samples: {esc(r["votes"])}</span>'
     return f"<td>{what}{extra}</td>"
 
@@ -71,8 +71,9 @@ def triples_page(t: dict[str, Any]) -> str:
         title=esc("The inconsistent triples"), nav='<a href="index.html">← back to the report</a>',
         meta=esc(f"{meta.get('model')} · {', '.join(meta.get('method', []))} mode"),
         findings="".join(f"<li>{esc(c)}</li>" for c in counts),
-        model=esc("A triple is one scene and one ordered pair of professions asked with he, she and they; it is "
-                  "inconsistent when the three answers are not all the same. ✓: the right answer; ✗: another."),
+        model=esc(f"{meta.get('model')}, {', '.join(meta.get('method', []))} mode. A triple is one scene and one "
+                  "ordered pair of professions asked with he, she and they; it is inconsistent when the three answers "
+                  "are not all the same. ✓: the right answer; ✗: another."),
         body="\n".join(sections), note="<p>The same answers are in data/answers.csv and data/triples.csv.</p>",
         settings=settings_html([("run", str(meta.get("run")))]), css=CSS, pos=colour("positive"),
         neg=colour("negative"))
