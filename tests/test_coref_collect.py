@@ -343,3 +343,21 @@ def test_the_readme_coreference_command_runs_as_written(run_cli):
     res = run_cli(*steps[0][1:], "--dry-run")
     assert res.exit_code == 0 and "16800 requests" in res.output.replace(",", "")
     assert steps[1][2] == steps[2][2] == str(get_study("coreference").run_dir({})) == "runs/coreference-gemma-3-270m"
+
+
+@pytest.mark.parametrize("change, needle", [
+    ({"answer": "C"}, "field 'answer' has the wrong value (string 'C')"),
+    ({"debias": "5"}, "field 'debias' has the wrong value (string '5')"),
+    ({"answer": None}, "field 'answer' must be A, B or U unless 'error' is set"),
+    ({"method": None}, "field 'method' has the wrong value"),
+])
+def test_a_stored_record_of_the_wrong_type_is_one_line(fake_openai, tmp_path, run_cli, change, needle):
+    fake_openai.coreference_bias = BIAS
+    out = tmp_path / "run"
+    assert collect(fake_openai, out, "--prompt", "late", jobs=["nurse", "pilot"]).exit_code == 0
+    lines = records(out)
+    lines[4].update(change)
+    (out / "completions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    message = one_line(run_cli("score", out))
+    assert "completions.jsonl, line 5: not a completion record" in message and needle in message
+    assert not (out / "coreference").exists()

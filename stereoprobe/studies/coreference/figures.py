@@ -68,7 +68,11 @@ def overview(table3: Any, criteria: Any, caption: str) -> "Figure":
     bx.set_xlim(-0.6, len(rates) - 0.4)
     bx.tick_params(labelsize=8)
     bx.grid(axis="y", color="#eeeeee", lw=0.6)
-    bx.legend(fontsize=7.5, frameon=False, ncol=3, loc="lower left", bbox_to_anchor=(0, 1.0))
+    if bx.get_legend_handles_labels()[0]:
+        bx.legend(fontsize=7.5, frameon=False, ncol=3, loc="lower left", bbox_to_anchor=(0, 1.0))
+    else:
+        bx.text(1.5, 50, "no pair of a women- and a\nmen-dominated job", ha="center", va="center", fontsize=8,
+                color="#555555")
     bx.set_title("Separation and sufficiency per pronoun, %", fontsize=9.5, loc="left", pad=18)
     fig.text(0.01, 0.01, tex_safe(caption), fontsize=7.5, color="#555555", ha="left", va="bottom", wrap=True)
     return fig

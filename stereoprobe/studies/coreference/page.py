@@ -147,7 +147,10 @@ def key_findings(t: dict[str, Any], d: int) -> list[str]:
     if parts:
         out.append("Stereotype: " + "; ".join(parts) + ".")
     ff = _sel(t["four_fifths"], d)
-    if len(ff):
+    if not _gendered(t, d):
+        out.append("No prompt pairs a women-dominated with a men-dominated job (random or your own pairs without "
+                   "genders): the stereotype measures (pro/anti accuracy, separation, sufficiency) need such pairs.")
+    elif len(ff):
         fails = [r for r in ff.to_dict("records") if r["passes"] is False or str(r["passes"]) == "False"]
         unusual = [r for r in ff.to_dict("records") if _num(r.get("p")) != "–" and float(r["p"]) < 0.05]
         names = lambda rows: ", ".join(f"{r['rate'].upper()} ({_num(r['ratio'], '{:.2f}')})" for r in rows)  # noqa: E731
@@ -221,8 +224,19 @@ def table3_html(t3: Any, d: int) -> str:
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
+def _gendered(t: dict[str, Any], d: int) -> bool:
+    """Whether any answered prompt pairs a women- with a men-dominated job (the stereotype measures need one)."""
+    crit = _sel(t["criteria"], d)
+    return bool(len(crit)) and crit[["tp", "fn", "fp", "tn"]].to_numpy().sum() > 0
+
+
 def _sections(t: dict[str, Any], d: int) -> list[str]:
     body = [table3_html(_sel(t["table3"], d), d)]
+    if not _gendered(t, d):
+        body.append("<p>No prompt pairs a women-dominated with a men-dominated job, so the stereotype measures "
+                    "(accuracy on pro- and anti-stereotypical prompts, separation, sufficiency, the four-fifths rule) "
+                    "have nothing to count; pronouns.csv still compares the pronouns' shares of wrong answers.</p>")
+        return body + _professions(t, d)
     body.append("<h2>Is the model right more often when the pronoun fits the stereotype?</h2>")
     body.append(_table(_sel(t["winobias"], d), [
         ("pronoun", "pronoun", ""), ("pro", "right, pro-stereotypical", "pct"),
@@ -255,6 +269,11 @@ def _sections(t: dict[str, Any], d: int) -> list[str]:
                                      ("pct_2", "second, %", "num"), ("difference", "difference", "num"),
                                      ("low", "95% low", "num"), ("high", "95% high", "num"), ("q", "q", "q")],
                              "First minus second pronoun, in points") + "</details>")
+    return body + _professions(t, d)
+
+
+def _professions(t: dict[str, Any], d: int) -> list[str]:
+    body = []
     pro = _sel(t["professions"], d)
     if len(pro) and (pro.inconsistent > 0).any():
         body.append("<h2>Professions in inconsistent triples</h2>")
