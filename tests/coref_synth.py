@@ -113,3 +113,22 @@ def truth(model: Model) -> dict[str, float]:
         out[f"{pronoun}_npv"] = 100 * (1 - fpr) / ((1 - fpr) + fnr)
     out["he_gap"] = out["she_gap"] = 100 * (w_anti - w)
     return out
+
+
+def simulate_pair(d: Design, a: Model, b: Model, rng: np.random.Generator):
+    """Two runs' answer frames to the same prompts (two models, or with and without a prefix):
+    which pairs are difficult and which triples hard is a property of the prompts, drawn once
+    and shared (``a`` and ``b`` must agree on ``hard`` and ``easy``); each run's answers are
+    then drawn independently, each with its own bias. The true difference of any rate is
+    ``truth(b) - truth(a)``."""
+    assert (a.hard, a.easy) == (b.hard, b.easy)
+    conc = a.hard * CONCENTRATION
+    q = rng.beta(conc, CONCENTRATION - conc, size=int(d.triple_cluster.max()) + 1)
+    hard = rng.random(len(d.triple_cluster)) < q[d.triple_cluster]
+    p_wrong = np.where(hard[d.triple], 0.5, a.easy)
+    n = len(d.probes)
+    out = []
+    for model in (a, b):
+        wrong = (rng.random(n) < p_wrong) | (d.anti & (rng.random(n) < model.bias))
+        out.append(with_answers(d.frame, np.where(wrong, d.wrong, d.right)))
+    return out
