@@ -139,3 +139,26 @@ def test_the_fake_biased_model_reads_its_prompt_back():
     # unknown genders: no bias
     other = make_probes([Pair("poet", "judge")])[1]
     assert biased_reply(other.text, 1.0) == "The judge was late."
+
+
+def test_samples_become_one_answer_by_majority_and_failures_are_left_out():
+    from stereoprobe.studies.coreference.answers import majority
+    from stereoprobe.studies.coreference.records import CorefRecord
+    from stereoprobe.studies.coreference.score import combine
+
+    assert majority(["B", "A", "B", "U", "B"]) == ("B", False, 0.6)
+    assert majority(["A", "B", "U"])[0] == "U"  # three ways: no single answer
+    assert majority(["U", "U", "A", "A"], [True, True, False, False])[0:2] == ("U", True)  # a tie: U; half refused
+    assert majority(["U", "U", "A"], [True, False, False])[0:2] == ("U", False)  # 1 of 3 refused: not a refusal
+    he, she, they = make_probes([BOOK])[-3:]
+    recs = [CorefRecord.of(he, 0, "chat", answer="A", raw="The bricklayer."),
+            CorefRecord.of(he, 1, "chat", answer="B", raw="The flower arranger."),
+            CorefRecord.of(he, 2, "chat", answer="A", raw="The bricklayer owns it."),
+            CorefRecord.of(she, 0, "chat", error="HTTP 500: down"),
+            CorefRecord.of(she, 1, "chat", answer="B", raw="The flower arranger."),
+            CorefRecord.of(they, 0, "chat", error="timed out")]
+    probes, answers, details = combine(recs)
+    assert [p.probe_id for p in probes] == [he.probe_id, she.probe_id]  # they: every sample failed
+    assert [(a.answer, a.raw) for a in answers] == [("A", "The bricklayer."), ("B", "The flower arranger.")]
+    assert details[["samples", "failed", "votes"]].values.tolist() == [[3, 0, "A 2 B 1 U 0"], [1, 1, ""]]
+    assert details.agreement.tolist() == [2 / 3, 1.0]
