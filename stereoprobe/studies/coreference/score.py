@@ -59,18 +59,10 @@ class CorefScores:
 
 def load_records(run_dir: str | Path) -> tuple[Any, list]:
     """The run's manifest and records; a run of another study is refused in one line."""
-    from stereoprobe.manifest import read_manifest
-    from stereoprobe.store import read_completions
+    from stereoprobe.studies.base import read_run
     from stereoprobe.studies.coreference.records import CorefRecord
 
-    run = Path(run_dir)
-    manifest = read_manifest(run)
-    if manifest is None:
-        raise DataError(f"{run}: no manifest.json; run `stereoprobe collect --study coreference --out {run}` first.")
-    if manifest.study != "coreference":
-        raise DataError(f"{run} is a {manifest.study} run, not a coreference run; `stereoprobe score {run}` scores "
-                        "it as such.")
-    return manifest, read_completions(run, CorefRecord)
+    return read_run(run_dir, "coreference", CorefRecord)
 
 
 def combine(records: list) -> tuple[list, list, Any]:
@@ -207,7 +199,7 @@ def write_scores(result: CorefScores, out: Path) -> Path:
     """Write RUN_DIR/coreference/ all or nothing (store.replace_folder)."""
     import json
 
-    from stereoprobe.store import replace_folder
+    from stereoprobe.store import marked, replace_folder
 
     def fill(tmp: Path) -> None:
         for name in TABLES:
@@ -215,13 +207,7 @@ def write_scores(result: CorefScores, out: Path) -> Path:
         (tmp / "table3.md").write_text(markdown(result.table3), encoding="utf-8")
         (tmp / "meta.json").write_text(json.dumps(result.meta, indent=2) + "\n", encoding="utf-8")
 
-    def ours(path: Path) -> bool:
-        try:
-            return not any(path.iterdir()) or MARK in json.loads((path / "meta.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return False
-
-    return replace_folder(Path(out), fill, ours, "stereoprobe score")
+    return replace_folder(Path(out), fill, marked(MARK), "stereoprobe score")
 
 
 def _rate(r: Any, m: str) -> str:
