@@ -68,7 +68,6 @@ class CoreferenceStudy(Study):
         "score": frozenset({"ci", "n_boot", "seed"}),
         "report": frozenset({"out"}),
         "compare": frozenset({"out_dir", "n_boot", "seed"}),
-        "reparse": frozenset(),
     }
 
     # -- probes -----------------------------------------------------------------------

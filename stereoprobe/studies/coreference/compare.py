@@ -123,10 +123,10 @@ def write_comparison(result: CorefComparison, out: str | Path) -> Path:
     from stereoprobe.store import marked, replace_folder
 
     d = result.differences
-    clear = d[d.q < 0.05].sort_values("difference", key=abs, ascending=False)
+    clear = d[(d.q < 0.05) & d.template.isin(["Overall", "all"])].sort_values("difference", key=abs, ascending=False)
     findings = [f"Answered differently: {r.pct:.1f}% ({r.low:.1f} to {r.high:.1f}) of the {int(r.n):,} prompts both "
                 f"runs answered ({r.run_b} vs {r.run_a}, {_label(r.debias)})." for r in result.changed.itertuples()]
-    findings += [f"{r.run_b} vs {r.run_a} ({_label(r.debias)}): {r.measure.replace('_', ' ')}"
+    findings += [f"{r.run_b} vs {r.run_a} ({_label(r.debias)}): {_measure(r.measure)}"
                  f"{'' if r.template in ('all', 'Overall') else ', ' + r.template}"
                  f"{'' if r.pronoun == 'all' else ', ' + r.pronoun}: {r.pct_a:.1f} vs {r.pct_b:.1f} "
                  f"({r.difference:+.1f} points, {r.low:+.1f} to {r.high:+.1f}; q = {r.q:.2g})."
@@ -164,6 +164,10 @@ def write_comparison(result: CorefComparison, out: str | Path) -> Path:
         (tmp / "meta.json").write_text(json.dumps(result.meta, indent=2) + "\n", encoding="utf-8")
 
     return replace_folder(Path(out), fill, marked(MARK), "stereoprobe compare")
+
+
+def _measure(name: str) -> str:
+    return name.upper() if name in ("fnr", "fpr", "ppv", "npv") else name.replace("_", " ")
 
 
 def _label(p: Any) -> str:
