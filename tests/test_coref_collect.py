@@ -361,3 +361,11 @@ def test_a_stored_record_of_the_wrong_type_is_one_line(fake_openai, tmp_path, ru
     message = one_line(run_cli("score", out))
     assert "completions.jsonl, line 5: not a completion record" in message and needle in message
     assert not (out / "coreference").exists()
+
+
+def test_dry_run_counts_the_requests_of_each_mode(run_cli, api_key):
+    base = ["collect", "--study", "coreference", "--prompt", "late", "--job", "nurse", "--job", "pilot", "--dry-run"]
+    chat = run_cli(*base, "--model", "m", "--samples", "3", "--temperature", "1")
+    assert chat.exit_code == 0 and chat.output.startswith("18 requests")  # 6 prompts x 3 samples
+    echo = run_cli(*base, "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--mode", "next-word")
+    assert echo.exit_code == 0 and echo.output.startswith("about 12 requests (2 per probe")  # two replies each
