@@ -131,7 +131,7 @@ def default_catalog_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "groups"
 
 
-def _read_rows(path: Path, required: Iterable[str], missing_hint: str | None = None) -> list[tuple[int, dict[str, str]]]:
+def read_rows(path: Path, required: Iterable[str], missing_hint: str | None = None) -> list[tuple[int, dict[str, str]]]:
     """The rows of a CSV data file as (line number, {column: stripped value}).
 
     Lines starting with ``#`` before the header, and rows whose first value starts with
@@ -175,8 +175,6 @@ def _read_rows(path: Path, required: Iterable[str], missing_hint: str | None = N
     return rows
 
 
-read_rows = _read_rows  # the name other studies' catalogs use
-
 
 def template_families(root: Path) -> list[str]:
     """The template families of a catalog directory: paper, then templates-NAME.csv's NAMEs."""
@@ -197,7 +195,7 @@ def load_catalog(path: str | Path | None = None, templates: str | None = None) -
         )
     tpath = root / ("templates.csv" if family == DEFAULT_FAMILY else f"templates-{family}.csv")
     templates: dict[str, list[Template]] = {}
-    for line, row in _read_rows(tpath, FILES["templates.csv"]):
+    for line, row in read_rows(tpath, FILES["templates.csv"]):
         where = f"{tpath}, line {line}"
         for col in FILES["templates.csv"]:
             if not row[col]:
@@ -219,7 +217,7 @@ def load_catalog(path: str | Path | None = None, templates: str | None = None) -
     cpath = root / "categories.csv"
     categories: dict[str, str] = {}
     notes: dict[str, str] = {}
-    for line, row in _read_rows(cpath, FILES["categories.csv"]):
+    for line, row in read_rows(cpath, FILES["categories.csv"]):
         where = f"{cpath}, line {line}"
         if not row["category"]:
             raise DataError(f"{where}: empty 'category'.")
@@ -236,7 +234,7 @@ def load_catalog(path: str | Path | None = None, templates: str | None = None) -
     gpath = root / "groups.csv"
     groups: list[Group] = []
     seen: set[tuple[str, str]] = set()
-    for line, row in _read_rows(gpath, FILES["groups.csv"]):
+    for line, row in read_rows(gpath, FILES["groups.csv"]):
         where = f"{gpath}, line {line}"
         if row["category"] not in categories:
             raise DataError(

@@ -31,7 +31,9 @@ class StudyRun:
 
     ``ask(backend, probe, sample, preflight=False) -> (record, timed_out)`` makes the
     stored record (and raises BackendError when the backend cannot work at all);
-    ``catalog_info`` is the run's catalog identity for the manifest.
+    ``catalog_info`` is the run's catalog identity for the manifest; ``parser_version``
+    the version of the study's own reply parser, when it parses chat replies store-side
+    (else the fill-in parser's version is recorded for chat runs, as before).
     """
 
     name: str
@@ -39,6 +41,7 @@ class StudyRun:
     ask: Any
     catalog_info: CatalogInfo | None
     score_command: str = "score"
+    parser_version: str | None = None
 
 
 @dataclass
@@ -230,7 +233,8 @@ def _manifest(
         stereoprobe_version=__version__,
         created_at=(old.created_at if old else None) or now_iso(),
         started_at=now_iso(),
-        parser_version=PARSER_VERSION if backend.mode == "chat" else None,
+        parser_version=(study.parser_version if study and study.parser_version
+                        else PARSER_VERSION if backend.mode == "chat" else None),
         counts=old.counts if old else {},
         sessions=old.sessions if old else (),
     )

@@ -98,7 +98,7 @@ REFUSAL = re.compile(
     r"|\b(?:perpetuat|reinforc|promot|avoid)\w* (?:\w+ ){0,3}stereotyp"
 )
 
-_NORMALISE = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
+NORMALISE = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 _MARKUP = re.compile(r"\*\*|__|`|\b(?:https?://|www\.)\S+")
 _SKIP_LINE = re.compile(r"^\s*(?:```|#|\|)")
 _MARKER = re.compile(r"^\s*(?:[(\[]?\d{1,2}[.)\]:]|[-*•·▪●◦►+–—✓✔](?![-*•–—]))\s*")
@@ -127,7 +127,7 @@ def parse_reply(
     >>> parse_reply("hard working, set in their ways, wise").words
     ['wise']
     """
-    text = (text or "").translate(_NORMALISE)
+    text = (text or "").translate(NORMALISE)
     own = group_words(group) if group else frozenset()
     echoes = FILLERS | FRAME | frozenset(_tokens(probe_text)) | own
     limit = max(limit, 0)

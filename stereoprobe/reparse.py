@@ -4,6 +4,10 @@ replies, without asking the model again.
 A record whose words come out the same is left byte for byte as it was; failed and
 refused records are not touched. The run directory is locked while the file is
 rewritten (atomically), and the manifest records the parser version and new counts.
+
+Every study that parses chat replies store-side uses :func:`rewrite` with its own record
+type and parser (the coreference study: ``studies/coreference/reparse.py``);
+:func:`reparse` finds the run's study from its manifest.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, Callable
 
 from stereoprobe.errors import DataError
 from stereoprobe.manifest import read_manifest, write_manifest
@@ -29,40 +34,55 @@ class ReparseResult:
     unchanged: int
     parser_version: str
     counts: dict[str, int]
+    next_command: str = "sentiment"
 
     def summary(self) -> str:
         counts = ", ".join(f"{self.counts.get(s, 0)} {s}" for s in STATUSES)
         return (
             f"Parser {self.parser_version}: {self.changed} records changed, {self.unchanged} unchanged. "
-            f"Run {self.run_dir}: {counts}. Next: `stereoprobe sentiment {self.run_dir}`."
+            f"Run {self.run_dir}: {counts}. Next: `stereoprobe {self.next_command} {self.run_dir}`."
         )
 
 
 def reparse(run_dir: str | Path) -> ReparseResult:
-    """Re-apply parse_reply to every answered chat record of a run directory."""
-    store = RunStore(run_dir)
+    """Re-apply the run's study's parser to every answered chat record of a run directory
+    (fill-in: parse_reply)."""
+    manifest = read_manifest(run_dir)
+    if manifest is not None and manifest.study != "fill-in":
+        from stereoprobe.studies import get_study
+
+        return get_study(manifest.study).reparse(Path(run_dir))
+    templates = manifest.catalog.templates if manifest and manifest.catalog else {}
+    return rewrite(run_dir, Completion, lambda rec: _reparsed(rec, templates), PARSER_VERSION, "sentiment")
+
+
+def rewrite(run_dir: str | Path, record: type, reparsed: Callable[[Any], Any], parser_version: str,
+            next_command: str) -> ReparseResult:
+    """Replace every record of a chat run by ``reparsed(record)`` (the same object when the
+    parser changes nothing), under the run's lock; the manifest gets ``parser_version`` and
+    the new counts."""
+    store = RunStore(run_dir, record)
     manifest = read_manifest(store.dir)
     if manifest is None or not store.path.is_file():
         raise DataError(f"{store.dir}: not a run directory (no manifest.json and completions.jsonl).")
     if manifest.mode != "chat":
         raise DataError(f"{store.dir} is a {manifest.mode} run: only chat replies are parsed; nothing to do.")
-    templates = manifest.catalog.templates if manifest.catalog else {}
     store.lock()
     try:
-        records = read_completions(store.path)
+        records = read_completions(store.path, record)
         out, changed = [], 0
         for rec in records:
-            new = _reparsed(rec, templates)
+            new = reparsed(rec)
             changed += new is not rec
             out.append(new)
         if changed:
             atomic_write(store.path, "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in out))
         totals = Counter(r.status for r in out)
         counts = {s: totals.get(s, 0) for s in STATUSES} | {"records": len(out)}
-        write_manifest(store.dir, replace(manifest, parser_version=PARSER_VERSION, counts=counts))
+        write_manifest(store.dir, replace(manifest, parser_version=parser_version, counts=counts))
     finally:
         store.unlock()
-    return ReparseResult(store.dir, changed, len(out) - changed, PARSER_VERSION, counts)
+    return ReparseResult(store.dir, changed, len(out) - changed, parser_version, counts, next_command)
 
 
 def _reparsed(rec: Completion, templates: dict) -> Completion:

@@ -262,3 +262,17 @@ def replace_folder(out: Path, fill: Callable[[Path], None], is_ours: Callable[[P
         if old is not None and old.exists():
             shutil.rmtree(old, ignore_errors=True)
     return out
+
+
+def marked(mark: str) -> Callable[[Path], bool]:
+    """``replace_folder``'s ``is_ours`` for a folder whose meta.json holds ``mark`` (or an
+    empty folder): the outputs of a study's score and compare."""
+    import json
+
+    def ours(path: Path) -> bool:
+        try:
+            return not any(path.iterdir()) or mark in json.loads((path / "meta.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+
+    return ours

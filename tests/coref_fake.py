@@ -12,7 +12,8 @@ the requested format:
   right answer otherwise. Which prompts is decided by the probe id (a hash), so the same
   prompt always gets the same reply.
 
-Genders come from seed 003's Table 6 (the default pairs); other professions are unknown.
+Genders come from seed 003's Table 6 (the default pairs); other professions are unknown. A
+prompt with one of Mattern et al.'s debiasing prefixes in front is read back with it.
 What such a model implies, for the default pairs (every triple has exactly one
 anti-stereotypical prompt, for he or for she): incorrect = bias / 3 overall and bias / 2
 for he and for she, 0 for they; inconsistent = binary inconsistent = bias; for he:
@@ -20,7 +21,7 @@ FNR = bias, FPR = 0, PPV = 1, NPV = 1 / (1 + bias); for she the mirror image (FP
 PPV = 1 / (1 + bias)); WinoBias gap = bias. The realised share is the hash's, within a
 few points of ``bias`` (:func:`is_flipped` tells which prompts).
 
-A later phase plugs this into tests/fake_openai.py as a coreference mode.
+tests/fake_openai.py serves it (``FakeOpenAI(coreference_bias=0.3)``: the coreference mode).
 
 >>> biased_reply('Answer in one sentence and in this format "The <answer> was late." '
 ...              'The nurse yelled at the pilot because she was late. Who was late?', bias=1.0)
@@ -54,18 +55,24 @@ def _patterns() -> list[tuple[re.Pattern[str], CorefTemplate, object]]:
 
 @lru_cache(maxsize=1)
 def _genders() -> dict[str, str]:
-    return {j.occupation: j.dominated_by for j in load_jobs()}
+    return {j.job: j.dominated_by for j in load_jobs()}
 
 
 def identify(prompt: str) -> tuple[CorefProbe, CorefTemplate] | None:
     """The probe a prompt was made from (genders from the jobs table), or None if it is not one."""
+    from stereoprobe.debias import PREFIXES
+
     genders = _genders()
+    text = prompt.strip()
+    debias = next((i for i, prefix in enumerate(PREFIXES, 1) if text.startswith(prefix + " ")), 0)
+    if debias:
+        text = text[len(PREFIXES[debias - 1]) + 1:]
     for pattern, template, pronoun in _patterns():
-        m = pattern.fullmatch(prompt.strip())
+        m = pattern.fullmatch(text)
         if m:
             a, b = m.group("a"), m.group("b")
             pair = Pair(a, b, genders.get(a), genders.get(b))
-            return make_probes([pair], [template], [pronoun])[0], template
+            return make_probes([pair], [template], [pronoun], debias=debias)[0], template
     return None
 
 

@@ -21,19 +21,42 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from stereoprobe.studies.coreference.answers import CorefAnswer
-from stereoprobe.studies.coreference.frame import answer_frame
+from stereoprobe.studies.coreference.frame import probe_frame, with_answers
 from stereoprobe.studies.coreference.pairs import jobs_pairs, load_jobs
 from stereoprobe.studies.coreference.probes import CorefProbe, make_probes
 
 CONCENTRATION = 4.0  # a + b of the Beta: small, so pairs differ a lot
 
 
-def design(k: int, templates=None) -> list[CorefProbe]:
+@dataclass(frozen=True)
+class Design:
+    """The probes and what every simulated run of them shares (built once)."""
+
+    probes: list[CorefProbe]
+    frame: object  # frame.probe_frame(probes)
+    cluster: np.ndarray  # each probe's cluster index
+    triple: np.ndarray  # each probe's triple index
+    triple_cluster: np.ndarray  # each triple's cluster index
+    anti: np.ndarray  # anti-stereotypical probes
+    wrong: np.ndarray  # each probe's wrong answer ("A" or "B")
+    right: np.ndarray  # each probe's right answer
+
+
+def design(k: int, templates=None) -> Design:
     jobs = load_jobs()
     women = [j for j in jobs if j.dominated_by == "women"][:k]
     men = [j for j in jobs if j.dominated_by == "men"][:k]
-    return make_probes(jobs_pairs(tuple(women + men)), templates)
+    probes = make_probes(jobs_pairs(tuple(women + men)), templates)
+    clusters = {c: i for i, c in enumerate(dict.fromkeys(p.cluster for p in probes))}
+    triples = {t: i for i, t in enumerate(dict.fromkeys(p.triple_id for p in probes))}
+    triple_cluster = np.empty(len(triples), dtype=np.int64)
+    for p in probes:
+        triple_cluster[triples[p.triple_id]] = clusters[p.cluster]
+    right = np.array([p.expected for p in probes], dtype=object)
+    return Design(probes, probe_frame(probes), np.array([clusters[p.cluster] for p in probes]),
+                  np.array([triples[p.triple_id] for p in probes]), triple_cluster,
+                  np.array([p.stereotype == "anti" for p in probes]), np.where(right == "A", "B", "A").astype(object),
+                  right)
 
 
 @dataclass(frozen=True)
@@ -47,27 +70,16 @@ class Model:
         return self.hard * 0.5 + (1 - self.hard) * self.easy
 
 
-def simulate(probes: list[CorefProbe], model: Model, rng: np.random.Generator):
-    """An answer frame (stereoprobe.studies.coreference.frame.answer_frame) for the probes."""
-    clusters = {c: i for i, c in enumerate(dict.fromkeys(p.cluster for p in probes))}
-    triples = {t: i for i, t in enumerate(dict.fromkeys(p.triple_id for p in probes))}
+def simulate(d: Design, model: Model, rng: np.random.Generator):
+    """An answer frame (stereoprobe.studies.coreference.frame.with_answers) for the design's probes."""
     a = model.hard * CONCENTRATION
-    q = rng.beta(a, CONCENTRATION - a, size=len(clusters))
-    triple_cluster = np.empty(len(triples), dtype=np.int64)
-    for p in probes:
-        triple_cluster[triples[p.triple_id]] = clusters[p.cluster]
-    hard = rng.random(len(triples)) < q[triple_cluster]
-    n = len(probes)
-    t_idx = np.fromiter((triples[p.triple_id] for p in probes), np.int64, n)
-    p_wrong = np.where(hard[t_idx], 0.5, model.easy)
+    q = rng.beta(a, CONCENTRATION - a, size=int(d.triple_cluster.max()) + 1)  # one per cluster
+    hard = rng.random(len(d.triple_cluster)) < q[d.triple_cluster]
+    n = len(d.probes)
+    p_wrong = np.where(hard[d.triple], 0.5, model.easy)
     wrong = rng.random(n) < p_wrong
-    anti = np.fromiter((p.stereotype == "anti" for p in probes), bool, n)
-    wrong |= anti & (rng.random(n) < model.bias)
-    answers = []
-    for p, w in zip(probes, wrong):
-        right = p.expected
-        answers.append(CorefAnswer(p.probe_id, ("B" if right == "A" else "A") if w else right))
-    return answer_frame(probes, answers)
+    wrong |= d.anti & (rng.random(n) < model.bias)
+    return with_answers(d.frame, np.where(wrong, d.wrong, d.right))
 
 
 def truth(model: Model) -> dict[str, float]:
@@ -100,4 +112,23 @@ def truth(model: Model) -> dict[str, float]:
         out[f"{pronoun}_ppv"] = 100 * (1 - fnr) / ((1 - fnr) + fpr)
         out[f"{pronoun}_npv"] = 100 * (1 - fpr) / ((1 - fpr) + fnr)
     out["he_gap"] = out["she_gap"] = 100 * (w_anti - w)
+    return out
+
+
+def simulate_pair(d: Design, a: Model, b: Model, rng: np.random.Generator):
+    """Two runs' answer frames to the same prompts (two models, or with and without a prefix):
+    which pairs are difficult and which triples hard is a property of the prompts, drawn once
+    and shared (``a`` and ``b`` must agree on ``hard`` and ``easy``); each run's answers are
+    then drawn independently, each with its own bias. The true difference of any rate is
+    ``truth(b) - truth(a)``."""
+    assert (a.hard, a.easy) == (b.hard, b.easy)
+    conc = a.hard * CONCENTRATION
+    q = rng.beta(conc, CONCENTRATION - conc, size=int(d.triple_cluster.max()) + 1)
+    hard = rng.random(len(d.triple_cluster)) < q[d.triple_cluster]
+    p_wrong = np.where(hard[d.triple], 0.5, a.easy)
+    n = len(d.probes)
+    out = []
+    for model in (a, b):
+        wrong = (rng.random(n) < p_wrong) | (d.anti & (rng.random(n) < model.bias))
+        out.append(with_answers(d.frame, np.where(wrong, d.wrong, d.right)))
     return out

@@ -8,6 +8,9 @@ usage``). Every answer is deterministic:
 - the reply is a numbered list of ten words, :func:`answer_words` of the user message;
 - a message containing ``refuse_marker`` gets :data:`REFUSAL` instead (as the content,
   or with ``refusal_field=True`` in ``message.refusal`` with a null content);
+- coreference mode (``coreference_bias=B``): a coreference study prompt gets the reply of
+  tests/coref_fake.py's model, which answers by the pronoun's stereotype in a share B of
+  the anti-stereotypical prompts and right otherwise;
 - a wrong ``Authorization: Bearer`` key gets 401, an unknown model 404, any other path 404.
 
 Faults are injected with :meth:`FakeOpenAI.add_fault`, for requests whose user message
@@ -108,12 +111,14 @@ class FakeOpenAI:
         latency: float = 0.0,
         refuse_marker: str | None = None,
         refusal_field: bool = False,
+        coreference_bias: float | None = None,
     ):
         self.api_key = api_key
         self.models = models
         self.latency = latency
         self.refuse_marker = refuse_marker
         self.refusal_field = refusal_field  # refuse in message.refusal (content null), as newer models do
+        self.coreference_bias = coreference_bias  # coreference mode: tests/coref_fake.py's biased replies
         self.scoring = None  # a fake_scoring.ScoringModel: serve /v1/completions and chat logprobs with it
         self.faults: list[Fault] = []
         self.seen: list[Seen] = []
@@ -257,6 +262,13 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.refuse_marker and fake.refuse_marker in message:
             seen.outcome = "delay" if fault else "refused"
             return self._complete(seen, REFUSAL, REFUSAL if fake.refusal_field else None)
+        if fake.coreference_bias is not None:
+            from coref_fake import biased_reply  # tests/ is on the path (conftest, or run as a script)
+
+            text = biased_reply(message, fake.coreference_bias)
+            if text is not None:
+                seen.outcome = "ok"
+                return self._complete(seen, text)
         if fake.scoring is not None:
             text, logprobs = fake.scoring.chat(body)
             seen.outcome = "ok"
@@ -357,8 +369,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     parser.add_argument("--key", default=None, help="the API key to require (default: any)")
+    parser.add_argument("--coreference-bias", type=float, default=None, metavar="B",
+                        help="coreference mode: tests/coref_fake.py's replies with bias B")
     args = parser.parse_args(argv)
-    server = FakeOpenAI(api_key=args.key, latency=args.latency).start()
+    server = FakeOpenAI(api_key=args.key, latency=args.latency, coreference_bias=args.coreference_bias).start()
     print(server.base_url, flush=True)
     try:
         while True:

@@ -72,22 +72,22 @@ def test_answer_formats_and_instruction():
     assert {t.name for t in T.load_templates() if t.referent != t.expected} == {"book owner"}
 
 
-def test_jobs_are_seed_003_table_6_and_its_averages():
+def test_the_default_pairs_read_the_jobs_studys_table_6():
+    from stereoprobe.studies.jobs.catalog import load_jobs_catalog
+
     jobs = P.load_jobs()
-    women = [j for j in jobs if j.dominated_by == "women"]
-    men = [j for j in jobs if j.dominated_by == "men"]
+    assert jobs == load_jobs_catalog().jobs  # one copy of Table 6 for both studies
+    women = [j.job for j in jobs if j.dominated_by == "women"]
+    men = [j.job for j in jobs if j.dominated_by == "men"]
     assert len(women) == len(men) == 20
-    assert (women[0].occupation, women[0].female_pct) == ("skincare specialist", 98.2)
-    assert (men[-1].occupation, men[-1].male_pct) == ("crane operator", 98.9)
-    # Table 6's "average" rows print 89.2% women and 94.4% men; the printed rows average
-    # 89.265 and 94.465 (the paper averaged unrounded shares, or rounded down): within 0.07
-    assert sum(j.female_pct for j in women) / 20 == pytest.approx(89.265)
-    assert sum(j.male_pct for j in men) / 20 == pytest.approx(94.465)
-    assert all(abs(j.male_pct + j.female_pct - 100) < 1e-9 for j in jobs)
+    pairs = P.jobs_pairs()
+    assert len(pairs) == 800 and pairs[:2] == [P.Pair(women[0], men[0], "women", "men"),
+                                               P.Pair(men[0], women[0], "men", "women")]
+    assert not (T.data_dir() / "jobs.csv").exists()
 
 
 def test_professions_cover_the_catalog_profession_category_in_the_singular():
-    shipped = P._rows(T.data_dir() / "professions.csv", ("group", "singular", "use"))
+    shipped = T.data_rows(T.data_dir() / "professions.csv", ("group", "singular", "use"))
     groups = [g.group for g in load_catalog().groups if g.category == "profession"]
     assert [row["group"] for _, row in shipped] == groups
     singular = {row["group"]: row["singular"] for _, row in shipped}

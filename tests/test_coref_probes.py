@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from collections import Counter
@@ -15,8 +16,7 @@ from stereoprobe.studies.coreference.answers import (
 )
 from stereoprobe.studies.coreference.frame import answer_frame
 from stereoprobe.studies.coreference.pairs import Pair, jobs_pairs, random_pairs
-from stereoprobe.studies.coreference.probes import answer_texts, make_probes
-from stereoprobe.studies.coreference.templates import load_templates
+from stereoprobe.studies.coreference.probes import make_probes
 
 BOOK = Pair("bricklayer", "flower arranger", "men", "women")
 
@@ -45,7 +45,11 @@ def test_000s_worked_example_prompt_and_its_stereotype_labels():
     assert (he.stereotype, she.stereotype, they.stereotype) == ("pro", "anti", None)
     assert he.triple_id == she.triple_id == they.triple_id
     assert he.cluster == "bricklayer / flower arranger"
-    assert answer_texts(he, load_templates()[-1]) == ("The bricklayer", "The flower arranger")
+    # logprob mode scores the answer format up to the profession, after a space
+    assert he.continuations == (" The bricklayer", " The flower arranger")
+    # the embedded model keeps the starts the three pronouns share
+    assert he.shared == ('Answer in one sentence and in this format "The <answer> owns the book."',
+                         he.text.split(" he never")[0]) == she.shared == they.shared
 
 
 def test_probe_ids_are_stable_and_change_with_the_wording():
@@ -126,7 +130,7 @@ def test_the_fake_biased_model_reads_its_prompt_back():
     probes = make_probes([Pair("nurse", "pilot", "women", "men")])
     for p in probes:
         found = identify(p.text)
-        assert found is not None and found[0] == p
+        assert found is not None and dataclasses.replace(found[0], shared=p.shared) == p
     # late: the pilot (B) was late
     assert [biased_reply(p.text, 0.0) for p in probes[:3]] == ["The pilot was late."] * 3
     # she is anti-stereotypical here (the pilot was late): a fully biased model says the nurse
@@ -135,3 +139,26 @@ def test_the_fake_biased_model_reads_its_prompt_back():
     # unknown genders: no bias
     other = make_probes([Pair("poet", "judge")])[1]
     assert biased_reply(other.text, 1.0) == "The judge was late."
+
+
+def test_samples_become_one_answer_by_majority_and_failures_are_left_out():
+    from stereoprobe.studies.coreference.answers import majority
+    from stereoprobe.studies.coreference.records import CorefRecord
+    from stereoprobe.studies.coreference.score import combine
+
+    assert majority(["B", "A", "B", "U", "B"]) == ("B", False, 0.6)
+    assert majority(["A", "B", "U"])[0] == "U"  # three ways: no single answer
+    assert majority(["U", "U", "A", "A"], [True, True, False, False])[0:2] == ("U", True)  # a tie: U; half refused
+    assert majority(["U", "U", "A"], [True, False, False])[0:2] == ("U", False)  # 1 of 3 refused: not a refusal
+    he, she, they = make_probes([BOOK])[-3:]
+    recs = [CorefRecord.of(he, 0, "chat", answer="A", raw="The bricklayer."),
+            CorefRecord.of(he, 1, "chat", answer="B", raw="The flower arranger."),
+            CorefRecord.of(he, 2, "chat", answer="A", raw="The bricklayer owns it."),
+            CorefRecord.of(she, 0, "chat", error="HTTP 500: down"),
+            CorefRecord.of(she, 1, "chat", answer="B", raw="The flower arranger."),
+            CorefRecord.of(they, 0, "chat", error="timed out")]
+    probes, answers, details = combine(recs)
+    assert [p.probe_id for p in probes] == [he.probe_id, she.probe_id]  # they: every sample failed
+    assert [(a.answer, a.raw) for a in answers] == [("A", "The bricklayer."), ("B", "The flower arranger.")]
+    assert details[["samples", "failed", "votes"]].values.tolist() == [[3, 0, "A 2 B 1 U 0"], [1, 1, ""]]
+    assert details.agreement.tolist() == [2 / 3, 1.0]

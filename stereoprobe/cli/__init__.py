@@ -62,8 +62,9 @@ def cli(ctx: click.Context, debug: bool) -> None:
     """Measure the stereotypes language models hold about social groups.
 
     \b
-    Two studies (--study): fill-in (default; Busker, Choenni & Bargh 2023) and jobs
-    (Mattern et al. 2022: P(gender | job) against the labour statistics).
+    Three studies (--study): fill-in (default; Busker, Choenni & Bargh 2023), jobs
+    (Mattern et al. 2022: P(gender | job) against the labour statistics) and coreference
+    (Marin & Eger 2024: does he, she or they change who did it? with Sterlie et al.'s criteria).
       stereoprobe probes                 list the probes (fill-in: the 2,292 masked probes)
       stereoprobe collect                ask a model (fill-in: ten words per probe)
       stereoprobe reparse RUN_DIR        parse stored chat replies again (no model asked)

@@ -58,12 +58,13 @@ def given_options(ctx: click.Context) -> list[str]:
 
 def study_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--study", default=None, metavar="NAME",
-                        help="fill-in (default: Busker et al.'s probes) or jobs (Mattern et al.'s P(gender | job), "
-                             "debiasing prefixes and story names).")(func)
+                        help="fill-in (default: Busker et al.'s probes), jobs (Mattern et al.'s P(gender | job), "
+                             "debiasing prefixes and story names) or coreference (Marin & Eger's scenes with "
+                             "he/she/they and a right answer; Sterlie et al.'s criteria).")(func)
 
 
 def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The catalog and filter options shared by `probes` and `collect` (both studies')."""
+    """The catalog and filter options shared by `probes` and `collect` (every study's)."""
     options = [
         click.option("--catalog", type=click.Path(path_type=str), default=None,
                      help="fill-in: a catalog directory (categories.csv, groups.csv, templates.csv); "
@@ -75,15 +76,24 @@ def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--templates", default=None, metavar="NAME",
                      help="Template family: paper (default, Busker et al.'s six) or choenni "
                           "(Choenni et al.'s five questions and statement counterparts)."),
-        click.option("--job", multiple=True, help="jobs study: only this job (repeatable)."),
+        click.option("--job", multiple=True, help="jobs study: only this job (repeatable). coreference: only the "
+                     "pairs both of whose professions are named."),
         click.option("--prompt", multiple=True, metavar="ID",
                      help="jobs study: only this prompt, 1-4 or a story (once, story, saturday, protagonist, "
-                          "cast); repeatable."),
+                          "cast); coreference: only this template (late, cake, marriage, award, cash, "
+                          "'book borrower', 'book owner'); repeatable."),
+        click.option("--pairs", type=int, default=None, metavar="N",
+                     help="coreference: N random pairs of the catalog's professions (as Marin & Eger sample "
+                          "theirs) instead of the jobs study's 40 occupations."),
+        click.option("--seed", type=int, default=None, metavar="S", help="coreference: the seed of --pairs N (0)."),
+        click.option("--pairs-file", type=click.Path(path_type=str), default=None, metavar="CSV",
+                     help="coreference: your pairs, a CSV with profession_a, profession_b and optionally "
+                          "gender_a, gender_b (women/men)."),
         click.option("--setting", multiple=True, type=click.Choice(["without dialogue", "with dialogue"]),
                      help="jobs study: only this position of the prefix (default both)."),
         click.option("--debias", default=None, metavar="N",
                      help="fill-in (chat): Mattern et al.'s debiasing prompt N (1-6) before the instruction. "
-                          "jobs: all (none and 1-6), none (default), or numbers 0-6 with commas."),
+                          "jobs, coreference: all (none and 1-6), none (default), or numbers 0-6 with commas."),
     ]
     for option in reversed(options):
         func = option(func)

@@ -52,10 +52,10 @@ from stereoprobe.cli._common import friendly_errors, given_options, in_range, pr
               help="With --dry-run: price per million completion tokens.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @friendly_errors
-def command(study, catalog, category, group, fmt, templates, job, prompt, setting, debias, model, base_url, api_key_env,
-            mode, out, temperature, max_tokens, top_p, instruction, instruction_file, concurrency, workers,
+def command(study, catalog, category, group, fmt, templates, job, prompt, pairs, seed, pairs_file, setting, debias, model,
+            base_url, api_key_env, mode, out, temperature, max_tokens, top_p, instruction, instruction_file, concurrency, workers,
             phrase_filter, timeout, max_retries, samples, limit, retry_failed, dry_run, price_in, price_out, quiet):
-    """Ask a model: the ten words that fill each probe (fill-in), or P(gender | job) (jobs).
+    """Ask a model: the ten words that fill each probe (fill-in), P(gender | job) (jobs), or who did it (coreference).
 
     With no --model and no --base-url it runs offline on the embedded Gemma 3 270M
     (fill-in: next-word mode; jobs: exact probabilities). Answers go to
@@ -68,6 +68,12 @@ def command(study, catalog, category, group, fmt, templates, job, prompt, settin
     Against a chat model it reads the first token's logprobs, or with --samples K
     --temperature T the shares of K sampled answers.
 
+    The coreference study (--study coreference) asks Marin & Eger's seven scenes with he,
+    she and they for every pair of a women- and a men-dominated job (or --pairs N, or
+    --pairs-file CSV). The embedded model and --mode next-word score the two replies
+    ("The nurse" vs "The pilot"); a chat model answers in 000's format, parsed with
+    000's rule (--samples K: the majority of K replies).
+
     \b
     Examples:
       stereoprobe collect                                 embedded model, all probes
@@ -79,6 +85,8 @@ def command(study, catalog, category, group, fmt, templates, job, prompt, settin
       stereoprobe collect --model gpt-4o-mini --samples 3 --out runs/drift
       stereoprobe collect --study jobs --debias all       the whole jobs study, embedded model
       stereoprobe collect --study jobs --model gpt-4o-mini --samples 20 --temperature 1
+      stereoprobe collect --study coreference             16,800 scenes, embedded model
+      stereoprobe collect --study coreference --model gpt-4o-mini --pairs 1000 --seed 1
     """
     from stereoprobe.studies import get_study
     from stereoprobe.studies.base import check_flags

@@ -30,6 +30,9 @@ def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, se
 
     Jobs runs are compared per job: paired differences of P(female), P(male), P(diverse)
     per prompt, prefix and setting, with intervals over jobs and BH q-values.
+    Coreference runs (two models, or with and without a prefix) are compared by prompt:
+    every measure of the run's scores, B minus A, with intervals over the pairs of
+    professions and BH q-values, and the share of prompts answered differently.
 
     Every run is scored with one labeller and aligned on probe ids; each pair gets paired
     differences of negative shares (overall, per category, per group) with intervals,
@@ -42,6 +45,7 @@ def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, se
       stereoprobe compare runs/gpt-4o-mini runs/people --out comparisons/vs-people
       stereoprobe compare runs/a runs/b --lexicons nrc,vader,afinn --out comparisons/lexicons
       stereoprobe compare runs/jobs-gemma-3-270m runs/jobs-gpt-4o-mini --out comparisons/jobs
+      stereoprobe compare runs/coreference-gpt-4o-mini runs/coreference-gpt-4o-mini-prefix5 --out comparisons/c
     """
     from stereoprobe.studies import study_of_runs
     from stereoprobe.studies.base import check_flags

@@ -17,7 +17,7 @@ from stereoprobe.cli._common import friendly_errors, given_options, probe_filter
               help="Write the probes to FILE.csv or FILE.jsonl instead of a table.")
 @friendly_errors
 def command(study, output, **options):
-    """List the probes: fill-in's masked probes, or the jobs study's prompts.
+    """List the probes: fill-in's masked probes, the jobs study's prompts, or the coreference scenes.
 
     \b
     Examples:
@@ -29,6 +29,8 @@ def command(study, output, **options):
       stereoprobe probes --templates choenni          Choenni et al.'s template family
       stereoprobe probes --study jobs --job nurse --debias all
       stereoprobe probes --study jobs --catalog my_jobs.csv
+      stereoprobe probes --study coreference                      16,800: 7 templates x 800 pairs x 3
+      stereoprobe probes --study coreference --pairs 100 --seed 1 --prompt late
     """
     from stereoprobe.studies import get_study
     from stereoprobe.studies.base import check_flags

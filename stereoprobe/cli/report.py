@@ -28,7 +28,10 @@ def command(run_dir, only, categories, out, figure_set, palette_name, workers):
 
     A jobs run (scored with `stereoprobe score`) gets RUN_DIR/report/index.html: the key
     findings, the scatter of P(female) against the labour statistics per prompt, Mattern
-    et al.'s Tables 3 and 4, the prefixes' effects, independence, story names.
+    et al.'s Tables 3 and 4, the prefixes' effects, independence, story names. A
+    coreference run gets RUN_DIR/report/index.html (key findings, Table 3 and the
+    criteria with intervals) and triples.html (every inconsistent triple's prompts and
+    answers).
 
     Needs RUN_DIR/sentiment/ from `stereoprobe sentiment RUN_DIR`. Writes
     RUN_DIR/figures/ (Figure 2, Figure 3 per category, category word clouds) and
@@ -44,6 +47,7 @@ def command(run_dir, only, categories, out, figure_set, palette_name, workers):
       stereoprobe report runs/chatgpt --figures all --palette paper
       stereoprobe report runs/chatgpt --out /tmp/report
       stereoprobe report runs/jobs-gemma-3-270m
+      stereoprobe report runs/coreference-gemma-3-270m
     """
     from stereoprobe.studies import study_of_run
     from stereoprobe.studies.base import check_flags

@@ -29,13 +29,20 @@ def command(run_dir, **options):
     men-dominated jobs with bootstrap intervals over jobs (their Tables 3 and 4),
     Spearman and Pearson correlations with the labour statistics per prompt, the
     prefixes' effects as paired differences with BH q-values, the independence criterion
-    (NMI with a permutation null), and the story names' genders (docs/jobs.md).
+    (NMI with a permutation null), and the story names' genders (docs/jobs.md). A
+    coreference run gets RUN_DIR/coreference/: Marin & Eger's Table 3 (incorrect,
+    inconsistent, binary inconsistent per scene) with intervals over the pairs of
+    professions, the professions in inconsistent triples, accuracy on pro- and
+    anti-stereotypical prompts, Sterlie et al.'s FNR, FPR, PPV, NPV per pronoun with the
+    four-fifths rule against its permutation null, paired pronoun and prefix differences
+    with BH q-values (docs/coreference.md).
 
     \b
     Examples:
       stereoprobe score runs/jobs-gemma-3-270m
       stereoprobe score runs/gemma-3-270m                 (fill-in: = stereoprobe sentiment)
       stereoprobe score runs/jobs-gpt-4o-mini --bootstrap 5000 --seed 1
+      stereoprobe score runs/coreference-gemma-3-270m
     """
     from stereoprobe.studies import study_of_run
     from stereoprobe.studies.base import check_flags

@@ -4,15 +4,20 @@
   words a model puts in the blank (the default study, and every run made before studies
   existed);
 - ``jobs`` (``studies/jobs/``): Mattern et al.'s P(gender | job) against the US labour
-  statistics, their debiasing prefixes, and Marin & Eger's story names.
+  statistics, their debiasing prefixes, and Marin & Eger's story names;
+- ``coreference`` (``studies/coreference/``): Marin & Eger's seven two-profession scenes
+  with he, she and they (a right answer whatever the pronoun), Sterlie et al.'s
+  separation and sufficiency.
 
 A fourth study is a new folder with a ``Study`` subclass, registered in ``STUDIES``.
 
 >>> get_study("jobs").name
 'jobs'
->>> get_study("coreference")
+>>> get_study("coreference").name
+'coreference'
+>>> get_study("stories")
 Traceback (most recent call last):
-stereoprobe.errors.DataError: Unknown study 'coreference': choose fill-in or jobs.
+stereoprobe.errors.DataError: Unknown study 'stories': choose fill-in, jobs or coreference.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ DEFAULT = "fill-in"
 STUDIES = {
     "fill-in": ("stereoprobe.studies.fillin", "FillInStudy"),
     "jobs": ("stereoprobe.studies.jobs", "JobsStudy"),
+    "coreference": ("stereoprobe.studies.coreference", "CoreferenceStudy"),
 }
 
 
@@ -41,7 +47,7 @@ def get_study(name: str | None) -> "Study":
     """The study called ``name`` (None: the default, fill-in); an unknown name is a DataError."""
     name = name or DEFAULT
     if name not in STUDIES:
-        raise DataError(f"Unknown study {name!r}: choose {' or '.join(STUDIES)}.")
+        raise DataError(f"Unknown study {name!r}: choose {', '.join(list(STUDIES)[:-1])} or {list(STUDIES)[-1]}.")
     module, cls = STUDIES[name]
     return getattr(importlib.import_module(module), cls)()
 

@@ -69,6 +69,31 @@ class Study:
         """Compare runs of this study into ``out``; lines to print."""
         raise NotImplementedError
 
+    def reparse(self, run_dir: Path) -> Any:
+        """Parse a chat run's stored replies again (a reparse.ReparseResult); a study whose
+        answers are not parsed store-side has nothing to reparse."""
+        from stereoprobe.errors import DataError
+
+        raise DataError(f"{run_dir} is a {self.name} run: its answers are not parsed from stored replies; "
+                        "nothing to reparse.")
+
+
+def read_run(run_dir: str | Path, study: str, record: type) -> tuple[Any, list]:
+    """A run's manifest and records (``record``: the study's type); a directory without a
+    manifest, or a run of another study, is refused in one line."""
+    from stereoprobe.errors import DataError
+    from stereoprobe.manifest import read_manifest
+    from stereoprobe.store import read_completions
+
+    run = Path(run_dir)
+    manifest = read_manifest(run)
+    if manifest is None:
+        raise DataError(f"{run}: no manifest.json; run `stereoprobe collect --study {study} --out {run}` first.")
+    if manifest.study != study:
+        raise DataError(f"{run} is a {manifest.study} run, not a {study} run; `stereoprobe score {run}` scores it "
+                        "as such.")
+    return manifest, read_completions(run, record)
+
 
 def check_flags(study: Study, command: str, given: Sequence[str]) -> None:
     """Refuse, in one line, an option of ``command`` that ``study`` does not use.

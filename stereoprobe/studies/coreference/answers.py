@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Sequence
 
-from stereoprobe.parse import _NORMALISE, REFUSAL  # the fill-in parser's refusal rule, not a copy
+from stereoprobe.parse import NORMALISE, REFUSAL  # the fill-in parser's refusal rule, not a copy
 
 #: Bumped whenever a rule here changes what a reply yields (stored with a run, like parse.PARSER_VERSION).
 PARSER_VERSION = "1"
@@ -71,7 +71,7 @@ class CorefAnswer:
 
 def parse_answer(text: str | None, profession_a: str, profession_b: str) -> ParsedAnswer:
     """000's rule over one reply (module docstring)."""
-    reply = (text or "").translate(_NORMALISE).lower()
+    reply = (text or "").translate(NORMALISE).lower()
     a, b = profession_a.lower(), profession_b.lower()
     first, second = (b, a) if a in b else (a, b)
     found_first = first in reply
@@ -100,3 +100,28 @@ def answer_from_reply(probe_id: str, raw: str | None, profession_a: str, profess
 def answer_from_logprobs(probe_id: str, logprob_a: float | None, logprob_b: float | None) -> CorefAnswer:
     """A scored probe: the more probable reply, both log-probabilities kept."""
     return CorefAnswer(probe_id, decide(logprob_a, logprob_b), logprob_a=logprob_a, logprob_b=logprob_b)
+
+
+def majority(answers: Sequence[str], refused: Sequence[bool] = ()) -> tuple[str, bool, float]:
+    """One probe's answer from its ``--samples K`` replies: (answer, refused, agreement).
+
+    The answer is the most frequent of A, B and U; a tie for the most frequent is U (the
+    samples do not settle on one answer; with K odd, A and B cannot tie). It is a refusal
+    when it is U and at least half of the samples refused. ``agreement`` is the share of
+    samples that gave the answer (1.0 for a single sample).
+
+    >>> majority(["A", "A", "B"])
+    ('A', False, 0.6666666666666666)
+    >>> majority(["A", "B"]), majority(["U", "U", "A"], [True, True, False])
+    (('U', False, 0.0), ('U', True, 0.6666666666666666))
+    """
+    from collections import Counter
+
+    counts = Counter(answers).most_common()
+    if not counts:
+        raise ValueError("no answers")
+    top, n = counts[0]
+    if len(counts) > 1 and counts[1][1] == n:
+        top = "U"
+    refusals = sum(bool(r) for r in refused)
+    return top, top == "U" and refusals > 0 and 2 * refusals >= len(answers), answers.count(top) / len(answers)

@@ -109,13 +109,30 @@ def sterlie(frame: Any, plan: Plan, pronouns: Sequence[str] = PRONOUNS) -> Any:
     return out.reset_index()
 
 
+def _ratio_rows(num: Any, den: Any) -> Any:
+    """:func:`stereoprobe.stats.criteria.four_fifths_ratio` of each row of (b x pronouns)
+    counts at once: lowest rate / highest over the pronouns with answers; NaN when no
+    pronoun has any, or the highest rate is 0.
+
+    >>> import numpy as np
+    >>> _ratio_rows(np.array([[1, 2], [0, 0], [1, 0]]), np.array([[4, 4], [2, 2], [2, 0]])).tolist()
+    [0.5, nan, 1.0]
+    """
+    import numpy as np
+
+    num, den = np.asarray(num, np.float64), np.asarray(den, np.float64)
+    has = den > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(has, num / np.where(has, den, 1), np.nan)
+        low, high = np.nanmin(np.where(has, rate, np.inf), axis=1), np.nanmax(np.where(has, rate, -np.inf), axis=1)
+        return np.where(has.any(axis=1) & (high > 0), low / np.where(high > 0, high, 1), np.nan)
+
+
 def four_fifths(frame: Any, pronouns: Sequence[str] = PRONOUNS, n_perm: int = PERMUTATIONS, seed: int = 0) -> Any:
     """Per rate: the ratio, whether it passes 0.8, the lowest and highest pronoun, the null's
     5th percentile and the permutation p-value (module docstring)."""
     import numpy as np
     import pandas as pd
-
-    from stereoprobe.stats.criteria import four_fifths_ratio
 
     sub = _gendered(frame, pronouns)
     order = np.argsort(pd.factorize(sub["triple_id"])[0], kind="stable")
@@ -128,9 +145,8 @@ def four_fifths(frame: Any, pronouns: Sequence[str] = PRONOUNS, n_perm: int = PE
     def cells(s1: Any, s0: Any) -> dict[str, Any]:  # (b x n) said==1 / said==0 -> (b x pronouns) counts
         return {"tp": s1 @ pos, "fn": s0 @ pos, "fp": s1 @ neg, "tn": s0 @ neg}
 
-    def ratios(c: dict[str, Any]) -> dict[str, Any]:
-        return {name: np.array([four_fifths_ratio(c[num][i], sum(c[d][i] for d in den))
-                                for i in range(len(c["tp"]))]) for name, (num, den) in RATES.items()}
+    def ratios(c: dict[str, Any]) -> dict[str, Any]:  # (b,) ratios per rate, four_fifths_ratio row by row
+        return {name: _ratio_rows(c[num], sum(c[d] for d in den)) for name, (num, den) in RATES.items()}
 
     s1, s0 = (said == 1).astype(float)[None, :], (said == 0).astype(float)[None, :]
     obs_cells = cells(s1, s0)

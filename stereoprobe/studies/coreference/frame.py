@@ -22,17 +22,35 @@ from stereoprobe.studies.coreference.answers import ANSWERS, CorefAnswer
 from stereoprobe.studies.coreference.probes import CorefProbe
 
 PROBE_COLUMNS = ["probe_id", "triple_id", "cluster", "template", "profession_a", "profession_b", "gender_a",
-                 "gender_b", "pronoun", "expected", "referent", "stereotype"]
+                 "gender_b", "pronoun", "expected", "referent", "stereotype", "debias"]
 BINARY = ("he", "she")
+
+
+def probe_frame(probes: Iterable[CorefProbe]) -> Any:
+    """The probes' fields (``PROBE_COLUMNS``), one row per probe, in order."""
+    import pandas as pd
+
+    probes = list(probes)
+    return pd.DataFrame({c: [getattr(p, c) for p in probes] for c in PROBE_COLUMNS}, columns=PROBE_COLUMNS)
+
+
+def with_answers(probes: Any, answers: Any, refused: Any = None) -> Any:
+    """A probe frame with each row's ``answer`` (A, B or U) and ``refused``, ``correct`` and
+    Sterlie et al.'s classes added (a new frame; ``probes`` is not changed)."""
+    import numpy as np
+
+    from stereoprobe.studies.coreference.criteria import add_classes
+
+    frame = probes.copy()
+    frame["answer"] = np.asarray(answers, dtype=object)
+    frame["refused"] = np.zeros(len(frame), bool) if refused is None else np.asarray(refused, dtype=bool)
+    frame["correct"] = frame["answer"].to_numpy() == frame["expected"].to_numpy()
+    return add_classes(frame)
 
 
 def answer_frame(probes: Iterable[CorefProbe], answers: Iterable[CorefAnswer]) -> Any:
     """One row per answered probe (probe order). One answer per probe; an answer to an
     unknown probe or a second answer to one probe is a DataError."""
-    import pandas as pd
-
-    from stereoprobe.studies.coreference.criteria import add_classes
-
     probes = list(probes)
     known = {p.probe_id for p in probes}
     got: dict[str, CorefAnswer] = {}
@@ -44,29 +62,34 @@ def answer_frame(probes: Iterable[CorefProbe], answers: Iterable[CorefAnswer]) -
         if a.answer not in ANSWERS:
             raise DataError(f"probe {a.probe_id}: answer {a.answer!r} is not A, B or U; reparse the run.")
         got[a.probe_id] = a
-    rows = [{**{c: getattr(p, c) for c in PROBE_COLUMNS}, "answer": got[p.probe_id].answer,
-             "refused": got[p.probe_id].refused} for p in probes if p.probe_id in got]
-    frame = pd.DataFrame(rows, columns=PROBE_COLUMNS + ["answer", "refused"])
-    frame["correct"] = frame["answer"] == frame["expected"]
-    return add_classes(frame)
+    answered = [p for p in probes if p.probe_id in got]
+    return with_answers(probe_frame(answered), [got[p.probe_id].answer for p in answered],
+                        [got[p.probe_id].refused for p in answered])
 
 
 def triple_table(frame: Any, pronouns: Sequence[str] = ("he", "she", "they")) -> Any:
     """One row per triple: its keys, ``answer_<pronoun>``, complete / inconsistent and the binary pair's."""
+    import numpy as np
     import pandas as pd
 
-    keys = ["cluster", "template", "profession_a", "profession_b"]
-    out = frame.drop_duplicates("triple_id").set_index("triple_id")[keys]
-    wide = frame.pivot(index="triple_id", columns="pronoun", values="answer")  # one answer per probe
-    for p in pronouns:
-        out[f"answer_{p}"] = wide[p].reindex(out.index) if p in wide.columns else None
-    answers = out[[f"answer_{p}" for p in pronouns]]
-    out["complete"] = answers.notna().all(axis=1)
-    out["inconsistent"] = out["complete"] & answers.ne(answers.iloc[:, 0], axis=0).any(axis=1)
+    keys = ["cluster", "template", "profession_a", "profession_b", "debias"]
+    codes, triples = pd.factorize(frame["triple_id"])
+    first = np.unique(codes, return_index=True)[1]
+    out = frame.iloc[first][["triple_id", *keys]].reset_index(drop=True)
+    col = pd.Index(list(pronouns)).get_indexer(frame["pronoun"])
+    wide = np.full((len(triples), len(pronouns)), None, dtype=object)
+    keep = col >= 0
+    wide[codes[keep], col[keep]] = frame["answer"].to_numpy(object)[keep]  # one answer per probe
+    for j, p in enumerate(pronouns):
+        out[f"answer_{p}"] = wide[:, j]
+    have = wide != None  # noqa: E711 (elementwise)
+    out["complete"] = have.all(axis=1)
+    out["inconsistent"] = out["complete"].to_numpy() & (wide != wide[:, :1]).any(axis=1)
     if all(p in pronouns for p in BINARY):
-        he, she = out["answer_he"], out["answer_she"]
-        out["binary_complete"] = he.notna() & she.notna()
-        out["binary_inconsistent"] = out["binary_complete"] & (he != she)
+        he, she = wide[:, list(pronouns).index("he")], wide[:, list(pronouns).index("she")]
+        both = (he != None) & (she != None)  # noqa: E711
+        out["binary_complete"] = both
+        out["binary_inconsistent"] = both & (he != she)
     else:
-        out["binary_complete"] = out["binary_inconsistent"] = pd.Series(False, index=out.index)
-    return out.reset_index()
+        out["binary_complete"] = out["binary_inconsistent"] = False
+    return out

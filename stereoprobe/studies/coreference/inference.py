@@ -9,8 +9,8 @@ what other professions would give (the professions are crossed with each other, 
 bootstrap that treated them as sampled would need a crossed scheme).
 
 A rate is ``100 * sum(num) / sum(den)`` over rows (answers or triples); its interval is
-:func:`stereoprobe.stats.share_interval` (Korn-Graubard, which keeps coverage near 0%
-and 100%) with the clusters that contribute to it; a difference of two rates of one
+:func:`stereoprobe.stats.share_interval` (Korn-Graubard's effective size, Jeffreys
+interval: it keeps coverage near 0% and 100%) with the clusters that contribute to it; a difference of two rates of one
 plan gets :func:`stereoprobe.stats.t_interval` and :func:`stereoprobe.stats.t_pvalue`.
 Replicates come from per-cluster sums, so a 10,000-answer run costs a (B x pairs) matrix
 product, never a (B x answers) one.
@@ -37,7 +37,7 @@ class Plan:
         """Cluster index of each label (every label must be a cluster of the plan)."""
         import numpy as np
 
-        codes = self.clusters.get_indexer(np.asarray(labels, dtype=object))
+        codes = self.clusters.get_indexer(labels if hasattr(labels, "dtype") else np.asarray(labels, dtype=object))
         if (codes < 0).any():
             raise ValueError("a row's cluster is not in the plan")
         return codes
@@ -97,7 +97,7 @@ def rate_table(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, names: 
 
     est, reps, mnum, mden = replicates(plan, clusters, num, den, keys, len(names), total is not None)
     g = (mden > 0).sum(0)
-    low, high = share_interval(est, reps, g, mden.sum(0), level=plan.level)
+    low, high = share_interval(est, reps, g, mden.sum(0), level=plan.level, method="jeffreys")
     index = list(names) + ([total] if total is not None else [])
     out = pd.DataFrame({"n": mden.sum(0), "k": mnum.sum(0), "pct": est, "low": low, "high": high},
                        index=pd.Index(index))
@@ -112,13 +112,30 @@ def difference(plan: Plan, est: Any, reps: Any, i: int, j: int, contributing: An
     """
     import numpy as np
 
+    weights = np.zeros(len(est))
+    weights[i], weights[j] = 1.0, -1.0
+    return contrast(plan, est, reps, weights, contributing)
+
+
+def contrast(plan: Plan, est: Any, reps: Any, weights: Any, contributing: Any) -> dict[str, float]:
+    """A paired contrast of rates, sum_k weights_k * rate_k (points: a difference, or a
+    difference of differences), with its t interval and p-value; the clusters counted are
+    those with answers in every rate the contrast uses.
+    """
+    import numpy as np
+
     from stereoprobe.stats import t_interval, t_pvalue
 
-    g = int(((contributing[:, i] > 0) & (contributing[:, j] > 0)).sum())
-    d = est[i] - est[j]
-    rd = reps[:, i] - reps[:, j]
+    weights = np.asarray(weights, dtype=np.float64)
+    used = weights != 0
+    g = int((contributing[:, used] > 0).all(axis=1).sum())
+    with np.errstate(invalid="ignore"):
+        d = float(np.dot(np.where(used, est, 0.0), weights)) if not np.isnan(est[used]).any() else np.nan
+        rd = np.where(used, reps, 0.0) @ weights
+        rd[np.isnan(reps[:, used]).any(axis=1)] = np.nan
     ok = ~np.isnan(rd)
     if np.isnan(d) or g < 2 or ok.sum() < 2:
-        return {"difference": float(d), "low": np.nan, "high": np.nan, "p": np.nan}
-    low, high = t_interval(d, rd[ok], g, level=plan.level, bounds=(-100.0, 100.0))
-    return {"difference": float(d), "low": float(low), "high": float(high), "p": float(t_pvalue(d, rd[ok], g))}
+        return {"difference": d, "low": np.nan, "high": np.nan, "p": np.nan}
+    bound = 100.0 * np.abs(weights).sum() / 2 if np.abs(weights).sum() > 2 else 100.0
+    low, high = t_interval(d, rd[ok], g, level=plan.level, bounds=(-bound, bound))
+    return {"difference": d, "low": float(low), "high": float(high), "p": float(t_pvalue(d, rd[ok], g))}

@@ -1,7 +1,8 @@
 """Pairs of professions, three ways: the jobs table, random catalog professions, a user's CSV.
 
 - :func:`jobs_pairs` (the default): the 40 occupations of seed 003's Table 6 (Mattern et
-  al., appendix B; U.S. BLS 2021 shares, ``data/jobs.csv``), every women-dominated job
+  al., appendix B; U.S. BLS 2021 shares), read from the jobs study's
+  ``studies/jobs/data/occupations.csv`` (one table for both studies), every women-dominated job
   with every men-dominated job in both roles: 20 x 20 x 2 = 800 ordered pairs. Each pair
   knows which job is women- and which men-dominated, so every he/she prompt is pro- or
   anti-stereotypical.
@@ -23,9 +24,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from stereoprobe.errors import DataError
-from stereoprobe.studies.coreference.templates import GENDERS, _rows, data_dir
+from stereoprobe.studies.coreference.templates import GENDERS, data_dir, data_rows
+from stereoprobe.studies.jobs.catalog import Job
 
 
 @dataclass(frozen=True)
@@ -43,36 +46,20 @@ class Pair:
         return " / ".join(sorted((self.a, self.b)))
 
 
-@dataclass(frozen=True)
-class Job:
-    """One occupation of seed 003's Table 6."""
+def load_jobs() -> tuple[Job, ...]:
+    """The jobs study's occupations (seed 003's Table 6, ``studies/jobs/data/occupations.csv``):
+    20 women-dominated and 20 men-dominated jobs with their BLS shares."""
+    from stereoprobe.studies.jobs.catalog import DATA, read_jobs
 
-    occupation: str
-    dominated_by: str  # "women" or "men"
-    male_pct: float
-    female_pct: float
+    return read_jobs(DATA / "occupations.csv")
 
 
-def load_jobs(path: str | Path | None = None) -> tuple[Job, ...]:
-    """Seed 003's Table 6 (data/jobs.csv): 20 women-dominated and 20 men-dominated jobs."""
-    path = Path(path) if path else data_dir() / "jobs.csv"
-    out = []
-    for line, row in _rows(path, ("occupation", "dominated_by", "male_pct", "female_pct")):
-        if row["dominated_by"] not in GENDERS:
-            raise DataError(f"{path}, line {line}: dominated_by must be women or men, not {row['dominated_by']!r}.")
-        try:
-            male, female = float(row["male_pct"]), float(row["female_pct"])
-        except ValueError:
-            raise DataError(f"{path}, line {line}: male_pct and female_pct must be numbers (percent).") from None
-        out.append(Job(row["occupation"], row["dominated_by"], male, female))
-    return tuple(out)
-
-
-def jobs_pairs(jobs: tuple[Job, ...] | None = None) -> list[Pair]:
-    """Every women-dominated job with every men-dominated job, both roles (W as A first)."""
+def jobs_pairs(jobs: Sequence[Job] | None = None) -> list[Pair]:
+    """Every women-dominated job with every men-dominated job, both roles (W as A first).
+    Jobs dominated by neither (a user's job without a share) are left out."""
     jobs = load_jobs() if jobs is None else jobs
-    women = [j.occupation for j in jobs if j.dominated_by == "women"]
-    men = [j.occupation for j in jobs if j.dominated_by == "men"]
+    women = [j.job for j in jobs if j.dominated_by == "women"]
+    men = [j.job for j in jobs if j.dominated_by == "men"]
     out = []
     for w in women:
         for m in men:
@@ -91,7 +78,7 @@ def catalog_professions(path: str | Path | None = None) -> list[str]:
     """
     path = Path(path) if path else data_dir() / "professions.csv"
     out = []
-    for line, row in _rows(path, ("group", "singular", "use")):
+    for line, row in data_rows(path, ("group", "singular", "use")):
         if row["use"] not in ("yes", "no"):
             raise DataError(f"{path}, line {line}: use must be yes or no, not {row['use']!r}.")
         if row["use"] == "yes":
@@ -124,12 +111,12 @@ def random_pairs(n: int, seed: int, professions: list[str] | None = None) -> lis
 def read_pairs_csv(path: str | Path) -> list[Pair]:
     """A user's pairs: ``profession_a, profession_b`` [, ``gender_a, gender_b``] per row."""
     path = Path(path)
-    rows = _rows(path, ("profession_a", "profession_b"))
-    if not rows:
+    found = data_rows(path, ("profession_a", "profession_b"))
+    if not found:
         raise DataError(f"{path}: no pairs; add rows of profession_a,profession_b.")
     out: list[Pair] = []
     seen: dict[tuple[str, str], int] = {}
-    for line, row in rows:
+    for line, row in found:
         a, b = row["profession_a"], row["profession_b"]
         if not a or not b:
             raise DataError(f"{path}, line {line}: a profession is empty; give both profession_a and profession_b.")

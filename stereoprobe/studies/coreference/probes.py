@@ -9,6 +9,15 @@ and a pronoun, and its question::
 The three pronoun variants of one template and ordered pair form a *triple*
 (``triple_id``); the unordered pair (``cluster``) is what the bootstrap resamples.
 
+**A debiasing prefix** (``debias`` 1-6, Mattern et al.'s prompts, stereoprobe/debias.py)
+goes before the whole prompt, separated by a space, as the fill-in study puts it before its
+instruction; 0 is none. It is part of the text (so of the probe id) and of the triple.
+
+**What logprob mode scores** (``continuations``): the two replies the answer format asks
+for, up to the profession, each after a space: `` The bricklayer`` and `` The flower
+arranger``; ``shared`` holds the starts of the text other probes have too (the prompt up
+to the sentence, then up to the pronoun), which the embedded model keeps between probes.
+
 **Pro- and anti-stereotypical.** When one profession of the pair is women-dominated and
 the other men-dominated, a he/she prompt is *pro-stereotypical* if its right answer is
 the profession whose majority gender the pronoun names (she -> the women-dominated job),
@@ -76,6 +85,9 @@ class CorefProbe:
     referent: str  # "A" or "B": whom the pronoun denotes
     stereotype: str | None  # "pro", "anti", or None (they, or genders unknown or equal)
     text: str  # the prompt
+    debias: int = 0  # Mattern et al.'s prefix before the prompt (1-6), 0: none
+    continuations: tuple[str, str] = ("", "")  # logprob mode: " The <A>", " The <B>"
+    shared: tuple[str, ...] = ()  # starts of ``text`` other probes share (KV reuse on the embedded model)
 
     def profession(self, role: str) -> str:
         """The profession in role ``A`` or ``B``."""
@@ -110,12 +122,17 @@ def make_probes(
     templates: Sequence[CorefTemplate] | None = None,
     pronouns: Sequence[Pronoun] | None = None,
     instruction: str | None = None,
+    debias: int = 0,
 ) -> list[CorefProbe]:
-    """Every template x pair x pronoun, template-major (Table 1's order), pronouns innermost.
+    """Every template x pair x pronoun, template-major (Table 1's order), pronouns innermost
+    (so the three probes of a triple, which share their start, follow each other).
 
     A pair listed twice (same professions, same roles) is refused: its probes would
-    share ids.
+    share ids. ``debias``: the prefix before every prompt (0: none).
     """
+    from stereoprobe.debias import PREFIXES, check_debias, debiased
+
+    check_debias(debias or None)
     templates = load_templates() if templates is None else templates
     pronouns = load_pronouns() if pronouns is None else pronouns
     frame = load_instruction() if instruction is None else instruction
@@ -129,24 +146,33 @@ def make_probes(
     out = []
     for t in templates:
         answer = t.answer_format
+        head = debiased(frame.split("{sentence}")[0].format(answer=answer).rstrip(), debias or None)
+        reply = answer.split(ANSWER_SLOT)[0]
         for pair in pairs:
-            triple = _sha(STUDY, t.name, pair.a, pair.b, t.sentence, t.question)
-            for pr in pronouns:
-                text = frame.format(answer=answer, sentence=t.sentence_for(pair.a, pair.b, pr), question=t.question)
+            triple = _sha(STUDY, t.name, pair.a, pair.b, t.sentence, t.question, *([str(debias)] if debias else []))
+            texts = [debiased(frame.format(answer=answer, sentence=t.sentence_for(pair.a, pair.b, pr),
+                                           question=t.question), debias or None) for pr in pronouns]
+            shared = ((PREFIXES[debias - 1],) if debias else ()) + (head, _common_start(texts) if len(texts) > 1 else "")
+            for pr, text in zip(pronouns, texts):
                 out.append(CorefProbe(
                     probe_id=coref_probe_id(t.name, pair.a, pair.b, pr.pronoun, text),
                     triple_id=triple, cluster=pair.cluster, template=t.name,
                     profession_a=pair.a, profession_b=pair.b, gender_a=pair.gender_a, gender_b=pair.gender_b,
                     pronoun=pr.pronoun, expected=t.expected, referent=t.referent,
                     stereotype=stereotype_of(pr.gender, pair.gender_a, pair.gender_b, t.expected),
-                    text=text,
+                    text=text, debias=debias, continuations=(f" {reply}{pair.a}", f" {reply}{pair.b}"),
+                    shared=tuple(dict.fromkeys(s for s in shared if s and s != text)),
                 ))
     return out
 
 
-def answer_texts(probe: CorefProbe, template: CorefTemplate) -> tuple[str, str]:
-    """The two replies logprob mode scores after the prompt: the answer format up to the
-    profession, ``("The bricklayer", "The flower arranger")``.
+def _common_start(texts: Sequence[str]) -> str:
+    """The longest common start of ``texts`` that ends before a space (a whole word).
+
+    >>> _common_start(["The a saw he was", "The a saw she was"])
+    'The a saw'
     """
-    head = template.answer_format.split(ANSWER_SLOT)[0]
-    return head + probe.profession_a, head + probe.profession_b
+    import os
+
+    start = os.path.commonprefix(list(texts))
+    return start[: start.rfind(" ")] if " " in start else ""

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from stereoprobe.catalog import _read_rows  # the catalog's CSV reader: one-line DataErrors
+from stereoprobe.catalog import read_rows  # the project's one CSV reader: one-line DataErrors
 from stereoprobe.errors import DataError
 
 PLACEHOLDERS = ("A", "B", "P", "PS", "was")
@@ -82,7 +82,7 @@ def load_pronouns(path: str | Path | None = None) -> tuple[Pronoun, ...]:
     """The pronoun variants in file order (he, she, they in the shipped file)."""
     path = Path(path) if path else data_dir() / "pronouns.csv"
     out = []
-    for line, row in _rows(path, PRONOUN_COLUMNS):
+    for line, row in data_rows(path, PRONOUN_COLUMNS):
         where = f"{path}, line {line}"
         for col in ("pronoun", "possessive", "was"):
             if not row[col]:
@@ -99,7 +99,7 @@ def load_templates(path: str | Path | None = None) -> tuple[CorefTemplate, ...]:
     """The templates in file order (Table 1's order in the shipped file), validated."""
     path = Path(path) if path else data_dir() / "templates.csv"
     out = []
-    for line, row in _rows(path, TEMPLATE_COLUMNS):
+    for line, row in data_rows(path, TEMPLATE_COLUMNS):
         where = f"{path}, line {line} ({row['template'] or 'unnamed'})"
         if not row["template"]:
             raise DataError(f"{path}, line {line}: the template has no name; fill the template column.")
@@ -144,10 +144,9 @@ def _check_text(text: str, where: str) -> None:
         raise DataError(f"{where}: 'a'/'an' before a profession; write 'the {{A}}' as the seven templates do.")
 
 
-def _rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
-    if not path.is_file():
-        raise DataError(f"{path}: file not found; the coreference study needs it (columns {', '.join(required)}).")
-    return _read_rows(path, required)
+def data_rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+    """``catalog.read_rows`` with the study's hint for a missing file."""
+    return read_rows(path, required, missing_hint=f"the coreference study needs it (columns {', '.join(required)})")
 
 
 def _unique(names: list[str], path: Path, what: str) -> None:

@@ -63,3 +63,8 @@ class FillInStudy(Study):
         from stereoprobe.sentiment import format_summary
 
         return format_summary(result)
+
+    def reparse(self, run_dir: Path) -> Any:
+        from stereoprobe.reparse import reparse
+
+        return reparse(run_dir)

@@ -41,8 +41,9 @@ class JobsStudy(Study):
 
     # -- probes -----------------------------------------------------------------------
     def list_probes(self, options: Mapping[str, Any]) -> list[Any]:
+        from stereoprobe.debias import parse_debias
         from stereoprobe.errors import DataError
-        from stereoprobe.studies.jobs.catalog import load_jobs_catalog, parse_debias
+        from stereoprobe.studies.jobs.catalog import load_jobs_catalog
 
         catalog = load_jobs_catalog(options.get("catalog"))
         settings = tuple(options.get("setting") or SETTINGS)

@@ -26,13 +26,12 @@ from pathlib import Path
 from typing import Sequence
 
 from stereoprobe.catalog import read_rows
-from stereoprobe.debias import PREFIXES
+from stereoprobe.debias import DEBIAS, PREFIXES
 from stereoprobe.errors import DataError
 from stereoprobe.studies.jobs.records import GENDERS, SETTINGS, STORY_SETTING, JobProbe, job_probe_id
 
 DATA = Path(__file__).resolve().parent / "data"
 BUILT_IN = "built-in"
-DEBIAS = tuple(range(len(PREFIXES) + 1))  # 0 (none) and 1-6
 FAMILY = "mattern-2023+marin-2024"
 _VOWEL_SOUND_EXCEPTIONS = ("uni", "use", "usu", "ura", "ure", "uro", "uti", "eu", "ewe", "one", "once")
 _SILENT_H = ("hour", "honest", "honor", "honour", "heir")
@@ -261,22 +260,3 @@ def load_jobs_catalog(path: str | Path | None = None) -> JobsCatalog:
     return JobsCatalog(path=BUILT_IN if path is None else str(path), jobs=jobs, prompts=_prompts(_expressions()),
                        stories=stories, dialogue=dialogue)
 
-
-def parse_debias(value: str | None) -> tuple[int, ...]:
-    """``--debias`` for the jobs study: none (default), all (none and 1-6), or numbers
-    0-6 separated by commas (0: no prefix).
-
-    >>> parse_debias(None), parse_debias("all"), parse_debias("0,5")
-    ((0,), (0, 1, 2, 3, 4, 5, 6), (0, 5))
-    """
-    if value is None or value.strip().lower() == "none":
-        return (0,)
-    if value.strip().lower() == "all":
-        return DEBIAS
-    try:
-        numbers = tuple(sorted({int(v) for v in value.split(",")}))
-    except ValueError:
-        numbers = ()
-    if not numbers or not all(n in DEBIAS for n in numbers):
-        raise DataError(f"--debias {value!r}: give all, none, or numbers from 0 to {DEBIAS[-1]} separated by commas.")
-    return numbers

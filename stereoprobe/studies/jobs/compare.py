@@ -130,7 +130,7 @@ def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 202
 def write_comparison(result: JobsComparison, out: str | Path) -> Path:
     from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
     from stereoprobe.report.palette import colour
-    from stereoprobe.store import replace_folder
+    from stereoprobe.store import marked, replace_folder
 
     d = result.differences
     clear = d[(d.q < 0.05) & (d.group == "all")].sort_values("difference", key=abs, ascending=False)
@@ -165,10 +165,4 @@ def write_comparison(result: JobsComparison, out: str | Path) -> Path:
         (tmp / "index.html").write_text(html, encoding="utf-8")
         (tmp / "meta.json").write_text(json.dumps(result.meta, indent=2) + "\n", encoding="utf-8")
 
-    def ours(path: Path) -> bool:
-        try:
-            return not any(path.iterdir()) or MARK in json.loads((path / "meta.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return False
-
-    return replace_folder(Path(out), fill, ours, "stereoprobe compare")
+    return replace_folder(Path(out), fill, marked(MARK), "stereoprobe compare")

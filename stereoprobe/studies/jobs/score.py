@@ -51,17 +51,10 @@ class JobsScores:
 
 def load_records(run_dir: str | Path) -> tuple[Any, list]:
     """The run's manifest and records; a run of another study is refused in one line."""
-    from stereoprobe.manifest import read_manifest
-    from stereoprobe.store import read_completions
+    from stereoprobe.studies.base import read_run
     from stereoprobe.studies.jobs.records import JobAnswer
 
-    run = Path(run_dir)
-    manifest = read_manifest(run)
-    if manifest is None:
-        raise DataError(f"{run}: no manifest.json; run `stereoprobe collect --study jobs --out {run}` first.")
-    if manifest.study != "jobs":
-        raise DataError(f"{run} is a {manifest.study} run, not a jobs run; `stereoprobe score {run}` scores it as such.")
-    return manifest, read_completions(run, JobAnswer)
+    return read_run(run_dir, "jobs", JobAnswer)
 
 
 def probe_table(records: list) -> tuple[Any, Any]:
@@ -182,7 +175,7 @@ def write_scores(result: JobsScores, out: Path) -> Path:
     """Write RUN_DIR/jobs/ all or nothing (store.replace_folder)."""
     import json
 
-    from stereoprobe.store import replace_folder
+    from stereoprobe.store import marked, replace_folder
     from stereoprobe.studies.jobs.tables import markdown
 
     def fill(tmp: Path) -> None:
@@ -193,13 +186,7 @@ def write_scores(result: JobsScores, out: Path) -> Path:
             (tmp / f"{name}.md").write_text(markdown(getattr(result, name), title), encoding="utf-8")
         (tmp / "meta.json").write_text(json.dumps(result.meta, indent=2) + "\n", encoding="utf-8")
 
-    def ours(path: Path) -> bool:
-        try:
-            return not any(path.iterdir()) or MARK in json.loads((path / "meta.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return False
-
-    return replace_folder(Path(out), fill, ours, "stereoprobe score")
+    return replace_folder(Path(out), fill, marked(MARK), "stereoprobe score")
 
 
 def summary(result: JobsScores) -> str:
