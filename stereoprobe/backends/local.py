@@ -52,8 +52,9 @@ from stereoprobe.backends.gguf import (  # noqa: F401  (re-exported: bench/ and 
     _only_llama_errors,
     _version,
     default_model,
-    file_sha256,
+    load_weights,
 )
+from stereoprobe.backends.modelfile import amx_faults, model_identity
 from stereoprobe.backends.nextword import (
     CONTINUATION_RE,
     PhraseEnds,
@@ -132,6 +133,7 @@ class LocalModelBackend:
         self._local = threading.local()
         self._texts: dict[int, str] = {}
         self._ends: Any = None
+        self._weights: Any = None  # the llama_model pointer
         self._sha256: str | None = None
 
     @property
@@ -148,8 +150,7 @@ class LocalModelBackend:
             "backend": "local",
             "mode": self.mode,
             "model": MODEL_NAME if self._is_default_model() else path.name,
-            "model_file": path.name,
-            "model_sha256": self._sha256 or file_sha256(str(path)),
+            **model_identity(path, self._sha256),
             "model_package": _version(MODEL_PACKAGE) if self._is_default_model() else None,
             "llama_cpp_python": _version("llama-cpp-python"),
             "n_ctx": self.n_ctx,
@@ -185,6 +186,10 @@ class LocalModelBackend:
             for context in contexts:
                 context.close()
             self._contexts = []
+            import llama_cpp
+
+            llama_cpp.llama_model_free(self._weights)
+            self._weights = None
             self._llm.close()
             self._llm = None
 
@@ -199,10 +204,12 @@ class LocalModelBackend:
             import numpy as np
 
             _only_llama_errors()
-            # The Llama object holds the weights and the tokenizer; its own context is
-            # a minimal one, never decoded in.
+            # The tokenizer from a vocabulary-only Llama (its context parameters are the
+            # ones every context starts from); the weights loaded once, as Llama loads
+            # them, except on CPUs with AMX (gguf.amx_faults).
             llm = Llama(
                 model_path=str(self.model_path),
+                vocab_only=True,
                 n_ctx=16,
                 n_threads=1,
                 n_batch=1,
@@ -211,6 +218,7 @@ class LocalModelBackend:
                 seed=self.seed,
                 verbose=False,
             )
+            self._weights = load_weights(self.model_path, extra_buffers=not amx_faults())
             n_batch = CHUNK + 1
             params = llm.context_params
             params.n_ctx = self.n_ctx
@@ -218,7 +226,7 @@ class LocalModelBackend:
             params.n_seq_max = CHUNK + 1
             params.kv_unified = True
             params.n_threads = params.n_threads_batch = 1
-            self._contexts = [_Context(llm._model.model, params, n_batch) for _ in range(self.workers)]
+            self._contexts = [_Context(self._weights, params, n_batch) for _ in range(self.workers)]
             if self.phrase_filter is not None:
                 judge = llm.context_params
                 judge.n_ctx = 64
@@ -227,7 +235,7 @@ class LocalModelBackend:
                 judge.kv_unified = True
                 judge.n_threads = judge.n_threads_batch = 1
                 for context in self._contexts:
-                    context.judge = _Judge(llm._model.model, judge, JUDGE_BATCH)
+                    context.judge = _Judge(self._weights, judge, JUDGE_BATCH)
             for context in self._contexts:
                 self._free.put(context)
             ends = [i for i in range(llm.n_vocab()) if is_phrase_end(self._text_of(llm, i))]
