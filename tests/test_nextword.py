@@ -14,7 +14,6 @@ import urllib.request
 import pytest
 
 from stereoprobe.backends.nextword import (
-    NextWordCompletionsBackend,
     PhraseEnds,
     PhraseFilter,
     Token,
@@ -22,6 +21,7 @@ from stereoprobe.backends.nextword import (
     phrase_end_probability,
     rank_words,
 )
+from stereoprobe.backends.nextword_remote import NextWordCompletionsBackend
 from stereoprobe.errors import BackendError
 from stereoprobe.records import Probe
 

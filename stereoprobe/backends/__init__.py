@@ -83,7 +83,7 @@ def make_backend(
         raise DataError("--base-url needs --model NAME (the model name the endpoint serves).")
     key = resolve_api_key(base_url, api_key_env)
     if mode == "next-word":
-        from stereoprobe.backends.nextword import NextWordCompletionsBackend
+        from stereoprobe.backends.nextword_remote import NextWordCompletionsBackend
 
         keep = {k: v for k, v in options.items() if k in ("timeout", "max_retries", "top_logprobs")}
         if options.get("concurrency") is not None:  # --concurrency applies here too, no hidden cap

@@ -25,7 +25,7 @@ settings, never on the probes asked before it or on the number of workers):
   from other probes.
 - A candidate that is already a whole word needs no completion row: stop words
   (dropped anyway) and WordNet adjectives and adverbs, except words that often start a
-  longer one (``PREFIX_WORDS``).
+  longer one (``nextword.is_whole_word``).
 - The phrase filter judges each word once per run, in its frame ("Those people are so
   W"), in a small context of its own per worker: the frame in sequence 0 (decoded token
   by token), shared into sequence 1, and the word's tokens decoded alone in one decode.
@@ -62,24 +62,16 @@ from stereoprobe.backends.nextword import (
     Token,
     WordFilter,
     is_phrase_end,
+    is_whole_word,
     ranked_answer,
 )
 from stereoprobe.errors import BackendError
 from stereoprobe.records import Answer, Probe
-from stereoprobe.wordnet import has_synsets
 
 #: At most this many candidates' next steps in one decode (sequences 1 to CHUNK).
 CHUNK = 63
 #: The judge context's batch: the longest word (in tokens) it can judge.
 JUDGE_BATCH = 16
-#: Whole words that often go on into a longer one (well-known, over-protective,
-#: underpaid, anti-social, unhappy, non-binary, ...): their completion row is never skipped.
-PREFIX_WORDS = frozenset(
-    "anti un well over under non self ill out up down off in pre post semi super ultra "
-    "every any some no all half".split()
-)
-
-
 class _Judge(_Context):
     """A small context for the phrase filter: its frame in sequence 0, a word in 1."""
 
@@ -251,13 +243,7 @@ class LocalModelBackend:
         return self._texts[token_id]
 
     def _skips_row(self, token: Token, group: str) -> bool:
-        """A whole word whose completion row nothing depends on (see the module doc)."""
-        word = token.text.strip().lower()
-        if word in PREFIX_WORDS:
-            return False
-        if self.word_filter.reason(word, group) == "stop word":
-            return True
-        return has_synsets(word, "asr")
+        return is_whole_word(token, group, self.word_filter)
 
     def ask(self, probe: Probe) -> Answer:
         import numpy as np
