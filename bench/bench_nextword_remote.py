@@ -22,7 +22,8 @@ docs/nextword.md:
 
 The server is started as docs/nextword.md's recipe says (``--n_batch 1``: the prompt
 decoded token by token, as the embedded model decodes the probe; on CPUs with AMX any
-larger batch crashes that build).
+larger batch crashes that build), through tests/llama_server.py: with the weights in the
+buffer the embedded path uses, so both run the same kernels.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def sample_probes(n: int, seed: int) -> list:
 
 def start_server(model_path: str, port: int, log: Path) -> subprocess.Popen:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", model_path, "--model_alias", "gemma", "--host",
+        [sys.executable, str(Path(__file__).resolve().parent.parent / "tests" / "llama_server.py"), "--model", model_path, "--model_alias", "gemma", "--host",
          "127.0.0.1", "--port", str(port), "--n_ctx", "256", "--n_batch", "1", "--n_ubatch", "1", "--verbose", "false"],
         stdout=open(log, "wb"), stderr=subprocess.STDOUT, env={**os.environ, "NO_PROXY": "127.0.0.1"})
     deadline = time.monotonic() + 300

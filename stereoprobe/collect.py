@@ -50,14 +50,16 @@ class CollectResult:
     totals: Counter = field(default_factory=Counter)  # whole run directory
     skipped: int = 0  # already answered, not asked again
     score_command: str = "sentiment"  # the command that scores this study's runs
+    short: dict = field(default_factory=dict)  # next-word mode: lists with fewer than ten words, by reason
 
     def summary(self) -> str:
+        from stereoprobe.backends.nextword import short_sentences
+
         now = ", ".join(f"{self.counts.get(s, 0)} {s}" for s in STATUSES)
         total = ", ".join(f"{self.totals.get(s, 0)} {s}" for s in STATUSES)
-        return (
+        return " ".join([
             f"Asked {self.asked} ({now}); {self.skipped} already answered. "
-            f"Run {self.run_dir}: {total}."
-        )
+            f"Run {self.run_dir}: {total}.", *short_sentences(self.short)])
 
     def next_step(self) -> str:
         """The command to run next: retry the failures, or score the run."""
@@ -252,6 +254,10 @@ def _finish(store: RunStore, manifest: RunManifest, result: CollectResult, statu
 
     records = read_completions(store.path, store.record) if store.path.exists() else []
     result.totals = Counter(r.status for r in records)
+    if manifest.study == "fill-in" and manifest.mode == "next-word":
+        from stereoprobe.backends.nextword import short_reasons
+
+        result.short = short_reasons(records)
     finished = now_iso()
     session = {
         "started_at": manifest.started_at,

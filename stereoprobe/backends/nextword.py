@@ -359,9 +359,47 @@ def ranked_answer(
         phrase_end=phrase_end,
         prefetch=prefetch,
     )
+    short = {} if len(ranking.words) >= top_n else {
+        "short": f"fewer than {top_n} words among the {len(candidates)} most probable tokens"}
     return Answer(
         words=ranking.words,
         probabilities=ranking.probabilities,
-        raw=ranking.raw_json(candidates[:10]),
+        raw=ranking.raw_json(candidates[:10], **short),
         usage=usage,
     )
+
+
+def short_reasons(records: Sequence[Any], top_n: int = 10) -> dict[str, int]:
+    """How many next-word records have fewer than ``top_n`` words, by reason (the
+    record's ``raw["short"]``, which the backends set; "fewer words passed the filters"
+    for older records). Chat records and failures are not counted.
+
+    >>> from stereoprobe.records import Completion
+    >>> r = lambda n, short=None: Completion("p", 0, "c", "g", "t", "statement", "x", words=["w"] * n,
+    ...     raw=json.dumps({"candidates": [], **({"short": short} if short else {})}))
+    >>> short_reasons([r(10), r(7, "the endpoint returns at most 20 logprobs"), r(9)])
+    {'the endpoint returns at most 20 logprobs': 1, 'fewer words passed the filters': 1}
+    """
+    out: dict[str, int] = {}
+    for rec in records:
+        if rec.error is not None or rec.refused or len(rec.words) >= top_n or not rec.raw:
+            continue
+        try:
+            raw = json.loads(rec.raw)
+        except ValueError:
+            continue  # a chat reply
+        if not isinstance(raw, dict) or "candidates" not in raw:
+            continue
+        reason = raw.get("short") or "fewer words passed the filters"
+        out[reason] = out.get(reason, 0) + 1
+    return out
+
+
+def short_sentences(reasons: dict[str, int], top_n: int = 10) -> list[str]:
+    """
+    >>> short_sentences({"the endpoint returns at most 10 logprobs": 12})
+    ['12 probes have fewer than ten words: the endpoint returns at most 10 logprobs.']
+    """
+    number = {10: "ten"}.get(top_n, str(top_n))
+    return [f"{n} probe{'s have' if n != 1 else ' has'} fewer than {number} words: {why}."
+            for why, n in sorted(reasons.items(), key=lambda kv: -kv[1])]
