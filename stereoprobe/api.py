@@ -146,11 +146,14 @@ def estimate_collect(
             {"temperature": request.temperature, "top_p": request.top_p,
              "max_tokens": request.max_tokens, "instruction": request.instruction, "debias": request.debias}
         )
-        from stereoprobe.estimate import NEXTWORD_REQUESTS_PER_PROBE
+        from stereoprobe.estimate import NEXTWORD_REQUESTS_PER_PROBE, nextword_judgements
 
         prompts = [p.prefix for p in probes]
+        if local:
+            return estimate(prompts, request.samples, 1, price_in, price_out, words_tokens=1)
         return estimate(prompts, request.samples, 1, price_in, price_out, words_tokens=1,
-                        requests_per_prompt=1 if local else NEXTWORD_REQUESTS_PER_PROBE)
+                        requests_per_prompt=NEXTWORD_REQUESTS_PER_PROBE,
+                        extra_requests=nextword_judgements(len(prompts)) if request.phrase_filter else 0)
     from stereoprobe.debias import debiased
 
     instruction = debiased(request.instruction or DEFAULT_INSTRUCTION, request.debias)
