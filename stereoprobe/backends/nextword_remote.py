@@ -21,7 +21,7 @@ the measurements against llama-cpp-python's server):
 3. **Phrase filter**: each word once per run, ``prompt`` the frame and the word,
    ``max_tokens`` 1, ``logprobs`` 1,000 (or the cap): the phrase ends among them.
 
-About 2 requests per probe over a full run (1 + 0.6 completions + the first
+About 2 requests per probe over a full run (1 + 0.8 completions + the first
 judgements of about 400 distinct words), against about 20 before.
 """
 
