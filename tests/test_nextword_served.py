@@ -189,3 +189,23 @@ def test_greedy_completion_follows_the_argmax_only():
     path, _ = backend._greedy("x grump", 3)
     assert [t.text for t in path] == ["y", "ness"]  # the argmax at the second position, then nothing
     assert [round(t.probability, 6) for t in path] == [0.5, 0.4]
+
+
+def test_the_report_says_how_many_lists_are_short():
+    from types import SimpleNamespace
+
+    from stereoprobe.records import Completion
+    from stereoprobe.report.context import coverage_text
+
+    def rec(i, n, short=None):
+        raw = json.dumps({"candidates": [], **({"short": short} if short else {})})
+        return Completion(f"p{i}", 0, "age", "old people", "are_so", "statement", "x", words=["w"] * n, raw=raw)
+
+    records = [rec(0, 10), rec(1, 6, "the endpoint returns at most 20 logprobs"),
+               rec(2, 4, "the endpoint returns at most 20 logprobs")]
+    data = SimpleNamespace(categories=["age"], records=records, occurrences=None,
+                           manifest={"mode": "next-word", "catalog": {"probes": 2292, "categories": 9}})
+    assert coverage_text(data) == ("This run covers 1 of 9 categories (3 of 2,292 probes). "
+                                   "2 probes have fewer than ten words: the endpoint returns at most 20 logprobs.")
+    data.manifest["mode"] = "chat"  # chat lists are as long as the reply gives: nothing said
+    assert coverage_text(data) == "This run covers 1 of 9 categories (3 of 2,292 probes)."
