@@ -40,6 +40,7 @@ class CollectRequest:
     debias: int | None = None  # Mattern et al.'s debiasing prefix 1-6, chat mode only
     workers: int | None = None  # embedded model: contexts (one thread each); None: cores
     phrase_filter: bool = True  # next-word mode: keep words after which the phrase ends
+    model_file: str | Path | None = None  # a GGUF file run in-process (next-word, or chat with its template)
 
     def check(self) -> None:
         """Raise DataError for a parameter out of range (stereoprobe.limits, as the CLI)."""
@@ -68,7 +69,19 @@ class CollectRequest:
             return Path(self.out)
         from stereoprobe.backends import EMBEDDED_MODEL
 
+        if self.model_file is not None and self.model is None:
+            return default_run_dir(model_file_name(self.model_file))
         return default_run_dir(self.model or EMBEDDED_MODEL)
+
+
+def model_file_name(path: str | Path) -> str:
+    """The run directory's name for a model file: its name without .gguf.
+
+    >>> model_file_name("/models/SmolLM2-135M-Instruct.Q4_1.gguf")
+    'SmolLM2-135M-Instruct.Q4_1'
+    """
+    name = Path(path).name
+    return name[:-5] if name.lower().endswith(".gguf") else name
 
 
 def run_collect(request: CollectRequest | None = None, progress: bool = True, **kwargs: Any) -> CollectResult:
@@ -94,6 +107,7 @@ def run_collect(request: CollectRequest | None = None, progress: bool = True, **
         debias=request.debias,
         workers=request.workers,
         phrase_filter=request.phrase_filter,
+        model_file=request.model_file,
     )
     try:
         return collect(
@@ -118,19 +132,28 @@ def estimate_collect(
     from stereoprobe.backends.chat import DEFAULT_INSTRUCTION, render_instruction
 
     probes = request.probes()
-    if request.model is None and request.base_url is None or request.mode == "next-word":
+    local = request.model is None and request.base_url is None
+    if request.model_file is not None:
+        from stereoprobe.backends import refuse_with_model_file
+        from stereoprobe.backends.modelfile import check_model_file
+
+        refuse_with_model_file(request.model, request.base_url)
+        check_model_file(request.model_file, workers=request.workers, chat=request.mode == "chat")
+    if request.mode == "next-word" or (local and not (request.model_file is not None and request.mode == "chat")):
         from stereoprobe.backends import reject_chat_only
 
         reject_chat_only(
             {"temperature": request.temperature, "top_p": request.top_p,
              "max_tokens": request.max_tokens, "instruction": request.instruction, "debias": request.debias}
         )
-        from stereoprobe.estimate import NEXTWORD_REQUESTS_PER_PROBE
+        from stereoprobe.estimate import NEXTWORD_REQUESTS_PER_PROBE, nextword_judgements
 
         prompts = [p.prefix for p in probes]
-        per_probe = 1 if request.base_url is None and request.model is None else NEXTWORD_REQUESTS_PER_PROBE
+        if local:
+            return estimate(prompts, request.samples, 1, price_in, price_out, words_tokens=1)
         return estimate(prompts, request.samples, 1, price_in, price_out, words_tokens=1,
-                        requests_per_prompt=per_probe)
+                        requests_per_prompt=NEXTWORD_REQUESTS_PER_PROBE,
+                        extra_requests=nextword_judgements(len(prompts)) if request.phrase_filter else 0)
     from stereoprobe.debias import debiased
 
     instruction = debiased(request.instruction or DEFAULT_INSTRUCTION, request.debias)

@@ -15,6 +15,7 @@ from typing import Any, Iterator, Sequence
 
 from stereoprobe import __version__
 from stereoprobe.backends.base import Backend
+from stereoprobe.backends.chat_logprobs import word_probabilities
 from stereoprobe.catalog import Catalog
 from stereoprobe.errors import BackendError, DataError
 from stereoprobe.manifest import BackendSettings, CatalogInfo, RunManifest, read_manifest, write_manifest
@@ -52,14 +53,16 @@ class CollectResult:
     totals: Counter = field(default_factory=Counter)  # whole run directory
     skipped: int = 0  # already answered, not asked again
     score_command: str = "sentiment"  # the command that scores this study's runs
+    short: dict = field(default_factory=dict)  # next-word mode: lists with fewer than ten words, by reason
 
     def summary(self) -> str:
+        from stereoprobe.backends.nextword import short_sentences
+
         now = ", ".join(f"{self.counts.get(s, 0)} {s}" for s in STATUSES)
         total = ", ".join(f"{self.totals.get(s, 0)} {s}" for s in STATUSES)
-        return (
+        return " ".join([
             f"Asked {self.asked} ({now}); {self.skipped} already answered. "
-            f"Run {self.run_dir}: {total}."
-        )
+            f"Run {self.run_dir}: {total}.", *short_sentences(self.short)])
 
     def next_step(self) -> str:
         """The command to run next: retry the failures, or score the run."""
@@ -93,6 +96,13 @@ def _check_same_run(old: RunManifest | None, new: RunManifest, run_dir: Path) ->
             f"{run_dir} holds a {old.study} run, not a {new.study} one; pass --out NEW_DIR for the {new.study} study."
         )
     before, now = old.settings.identity(), new.settings.identity()
+    if before.get("options.model_sha256") != now.get("options.model_sha256") and before.get("options.model_sha256"):
+        was, made = old.settings.options, new.settings.options
+        raise DataError(
+            f"{run_dir} holds a run of model file {was.get('model_file')} (sha256 {str(was.get('model_sha256'))[:12]}...), "
+            f"not {made.get('model_file') or new.settings.model} ({str(made.get('model_sha256') or 'no file')[:12]}...); "
+            "pass --out NEW_DIR for a run of this model, or give the run's own file to continue it."
+        )
     diff = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
     if old.catalog and new.catalog and old.catalog.identity() != new.catalog.identity():
         same_family = old.catalog.template_family == new.catalog.template_family
@@ -266,6 +276,10 @@ def _finish(store: RunStore, manifest: RunManifest, result: CollectResult, statu
 
     records = read_completions(store.path, store.record) if store.path.exists() else []
     result.totals = Counter(r.status for r in records)
+    if manifest.study == "fill-in" and manifest.mode == "next-word":
+        from stereoprobe.backends.nextword import short_reasons
+
+        result.short = short_reasons(records)
     finished = now_iso()
     session = {
         "started_at": manifest.started_at,
@@ -313,19 +327,22 @@ def _ask(backend: Backend, probe: Probe, sample: int, preflight: bool = False) -
         )
         return failed, _is_timeout(exc)
     words, refused = list(answer.words), answer.refused
+    probabilities = list(answer.probabilities) if answer.probabilities is not None else None
     if backend.mode == "chat" and not refused:  # parsing is a store-side step
         parsed = parse_reply(answer.raw, probe_text=probe.text, group=probe.group)
         words, refused = parsed.words, parsed.refused
+        probabilities = word_probabilities(answer.raw, words, answer.logprobs) if words else None
     return Completion(
         **base,
         words=words,
-        probabilities=list(answer.probabilities) if answer.probabilities is not None else None,
+        probabilities=probabilities,
         raw=answer.raw,
         refused=refused,
         attempts=backend.attempts_of_last_ask(),
         latency_s=round(time.perf_counter() - start, 4),
         usage=answer.usage,
         response=answer.response,
+        logprobs=answer.logprobs,
     ), False
 
 

@@ -22,7 +22,8 @@ STATUSES = ("running", "complete", "stopped")
 DEFAULT_FAMILY = "paper"
 # Settings that may change between sessions of one run without changing its answers.
 VOLATILE = frozenset({"timeout", "max_retries"})
-VOLATILE_OPTIONS = frozenset({"n_threads", "workers", "llama_cpp_python"})
+# reply_logprobs: asking a chat endpoint for its reply's logprobs does not change the reply
+VOLATILE_OPTIONS = frozenset({"n_threads", "workers", "llama_cpp_python", "reply_logprobs"})
 
 
 @dataclass(frozen=True)

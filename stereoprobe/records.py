@@ -63,6 +63,7 @@ class Answer:
     refused: bool = False
     usage: dict[str, Any] | None = None
     response: dict[str, Any] | None = None
+    logprobs: dict[str, Any] | None = None  # chat: the reply tokens' logprobs, when the endpoint returns them
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class Completion:
     latency_s: float | None = None
     usage: dict[str, Any] | None = None
     response: dict[str, Any] | None = None  # the provider's answered model, system_fingerprint
+    logprobs: dict[str, Any] | None = None  # chat: the reply tokens' logprobs (backends/chat_logprobs.py)
 
     @property
     def key(self) -> tuple[str, int]:
@@ -100,7 +102,10 @@ class Completion:
         return "ok" if self.words else "unparseable"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if out["logprobs"] is None:  # only chat replies that came with logprobs carry the field
+            del out["logprobs"]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Completion":
@@ -123,7 +128,7 @@ def _check_type(name: str, value: Any) -> None:
     ok = {
         "sample": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
         "words": lambda v: isinstance(v, list) and all(isinstance(w, str) for w in v),
-        "probabilities": lambda v: v is None or (isinstance(v, list) and all(number(p) for p in v)),
+        "probabilities": lambda v: v is None or (isinstance(v, list) and all(p is None or number(p) for p in v)),
         "raw": lambda v: v is None or isinstance(v, str),
         "refused": lambda v: isinstance(v, bool),
         "error": lambda v: v is None or isinstance(v, str),
@@ -131,6 +136,7 @@ def _check_type(name: str, value: Any) -> None:
         "latency_s": lambda v: v is None or number(v),
         "usage": lambda v: v is None or isinstance(v, dict),
         "response": lambda v: v is None or isinstance(v, dict),
+        "logprobs": lambda v: v is None or isinstance(v, dict),
     }.get(name, lambda v: isinstance(v, str) if name in _STR else True)
     if not ok(value):
         raise TypeError(f"field {name!r} has the wrong type ({json_type(value)})")

@@ -94,4 +94,7 @@ def _reparsed(rec: Completion, templates: dict) -> Completion:
     parsed = parse_reply(rec.raw, probe_text=probe_text, group=rec.group)
     if (parsed.words, parsed.refused) == (rec.words, rec.refused):
         return rec
-    return replace(rec, words=parsed.words, refused=parsed.refused)
+    from stereoprobe.backends.chat_logprobs import word_probabilities
+
+    probabilities = word_probabilities(rec.raw, parsed.words, rec.logprobs) if parsed.words else None
+    return replace(rec, words=parsed.words, refused=parsed.refused, probabilities=probabilities)

@@ -120,6 +120,8 @@ class FakeOpenAI:
         self.refusal_field = refusal_field  # refuse in message.refusal (content null), as newer models do
         self.coreference_bias = coreference_bias  # coreference mode: tests/coref_fake.py's biased replies
         self.scoring = None  # a fake_scoring.ScoringModel: serve /v1/completions and chat logprobs with it
+        self.reply_logprobs = False  # chat replies come with logprobs (fake_scoring.reply_logprobs)
+        self.reject_logprobs = False  # a chat request asking logprobs gets a 400, as some endpoints do
         self.faults: list[Fault] = []
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
@@ -237,6 +239,10 @@ class _Handler(BaseHTTPRequestHandler):
         seen, fault = fake._arrive(self.path, body, message, self.headers.get("x-stainless-retry-count"))
         if fake.scoring is not None and self.path.rstrip("/") == "/v1/completions" and seen.model in fake.models:
             time.sleep(fake.latency)
+            refusal = fake.scoring.refusal(body)
+            if refusal:
+                seen.outcome = "400"
+                return self._error(400, refusal, "BadRequestError", None)
             seen.outcome = "ok"
             return self._send(200, json.dumps({"id": f"cmpl-fake{seen.number}", "created": int(time.time()),
                                                "model": seen.model, **fake.scoring.completion(body)}).encode())
@@ -273,8 +279,16 @@ class _Handler(BaseHTTPRequestHandler):
             text, logprobs = fake.scoring.chat(body)
             seen.outcome = "ok"
             return self._complete(seen, text, logprobs=logprobs)
+        if fake.reject_logprobs and body.get("logprobs"):
+            seen.outcome = "400"
+            return self._error(400, "logprobs is not supported for this model.", "invalid_request_error", None)
         seen.outcome, seen.words = ("delay" if fault else "ok"), answer_words(message)
-        self._complete(seen, reply_text(seen.words))
+        text = reply_text(seen.words)
+        from fake_scoring import reply_logprobs
+
+        logprobs = reply_logprobs(text, int(body.get("top_logprobs") or 0)) \
+            if fake.reply_logprobs and body.get("logprobs") else None
+        self._complete(seen, text, logprobs=logprobs)
 
     # -- replies ------------------------------------------------------------------
     def _read_body(self) -> bytes:

@@ -9,7 +9,10 @@ It answers what the jobs study asks of served models, with numbers a person can 
   ``top_logprobs`` from ``next_tokens``;
 - chat with ``logprobs``: the reply's first token with ``first_tokens`` as its
   ``top_logprobs``; chat without: the next of ``replies`` (in request order);
-- ``logprobs=False``: the server returns no logprobs at all (an endpoint that cannot).
+- ``logprobs=False``: the server returns no logprobs at all (an endpoint that cannot);
+- ``max_logprobs``: a completions request asking more logprobs gets vLLM's HTTP 400;
+- ``reply_logprobs(text, k)``: a chat reply's logprobs, each token's probability
+  ``1 / (1 + len(token))`` (" Wise": 1/6), so a word's probability can be checked by hand.
 """
 
 from __future__ import annotations
@@ -38,11 +41,19 @@ class ScoringModel:
     first_tokens: list[tuple[str, float]] = field(default_factory=list)
     replies: list[str] = field(default_factory=list)
     logprobs: bool = True
+    max_logprobs: int | None = None
     _count: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def logprob(self, token: str) -> float:
         return math.log(self.probability.get(token, self.default))
+
+    def refusal(self, body: dict) -> str | None:
+        """vLLM's 400 message when more logprobs are asked than it allows, else None."""
+        asked = body.get("logprobs")
+        if self.max_logprobs is not None and isinstance(asked, int) and asked > self.max_logprobs:
+            return f"Requested sample logprobs of {asked}, which is greater than max allowed: {self.max_logprobs}"
+        return None
 
     def completion(self, body: dict) -> dict:
         prompt = body.get("prompt") or ""
@@ -86,3 +97,17 @@ class ScoringModel:
             reply = self.replies[self._count % len(self.replies)] if self.replies else "They"
             self._count += 1
         return reply, None
+
+
+def reply_logprobs(text: str, k: int) -> dict:
+    """A chat reply's logprobs: each token (``tokens``) with probability 1 / (1 + its length).
+
+    >>> [round(math.exp(e["logprob"]), 4) for e in reply_logprobs("1. Wise", 1)["content"]]
+    [0.5, 0.5, 0.1667]
+    """
+    content = []
+    for t in tokens(text):
+        lp = -math.log(1 + len(t))
+        content.append({"token": t, "logprob": lp, "bytes": list(t.encode()),
+                        "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())}][:k]})
+    return {"content": content, "refusal": None}

@@ -55,6 +55,7 @@ def test_describe_has_the_settings_and_never_the_key(fake_openai):
         "debias": None,
         "timeout": 5.0,
         "max_retries": 1,
+        "reply_logprobs": 5,
     }
     assert TEST_KEY not in repr(d)
 

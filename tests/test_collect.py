@@ -329,7 +329,12 @@ def test_dry_run_in_remote_next_word_mode_counts_the_requests_per_probe(tmp_path
     res = run_cli("collect", "--mode", "next-word", "--model", MODEL, "--base-url", "http://127.0.0.1:9/v1",
                   "--out", tmp_path / "run", "--group", "Sikhs", "--dry-run")
     assert res.exit_code == 0, res.stderr
-    assert res.stdout.startswith("about 72 requests (12 per probe in next-word mode); ")
+    # 6 probes: 1.8 each (candidates, completions) + the first judgements of about 14 words
+    assert res.stdout.startswith("about 25 requests (4.2 per probe in next-word mode); ")
+    full = run_cli("collect", "--mode", "next-word", "--model", MODEL, "--base-url", "http://127.0.0.1:9/v1",
+                   "--out", tmp_path / "run", "--dry-run")
+    # all 2,292 probes: 4,126 + 400 judgements, under the 5 per probe
+    assert full.stdout.startswith("about 4,526 requests (2 per probe in next-word mode); ")
 
 
 def test_remote_next_word_mode_has_no_hidden_concurrency_cap(api_key):

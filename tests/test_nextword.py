@@ -14,7 +14,6 @@ import urllib.request
 import pytest
 
 from stereoprobe.backends.nextword import (
-    NextWordCompletionsBackend,
     PhraseEnds,
     PhraseFilter,
     Token,
@@ -22,6 +21,7 @@ from stereoprobe.backends.nextword import (
     phrase_end_probability,
     rank_words,
 )
+from stereoprobe.backends.nextword_remote import NextWordCompletionsBackend
 from stereoprobe.errors import BackendError
 from stereoprobe.records import Probe
 
@@ -283,10 +283,18 @@ def test_remote_backend_ranks_next_words(server_url):
     assert answer.probabilities == sorted(answer.probabilities, reverse=True)
     assert all(0 < p <= 1 for p in answer.probabilities)
     assert "much" not in answer.words and "people" not in answer.words
-    assert backend.attempts_of_last_ask() >= 2  # the first request plus completions
+    # one request for the 40 candidates; every word the walk reached is a whole word
+    # (a WordNet adjective or a stop word), so none needed completing
+    reached = [c["first"] for c in raw_candidates(answer)]
+    assert all(len(c["tokens"]) == 1 for c in raw_candidates(answer) if "tokens" in c)
+    assert backend.attempts_of_last_ask() == 1 and len(reached) >= 10
     raw = json.loads(answer.raw)
     assert raw["top_tokens"] and raw["candidates"]
     assert backend.prompt(OLD_PEOPLE) == "why are old people so"
+
+
+def raw_candidates(answer):
+    return json.loads(answer.raw)["candidates"]
 
 
 def test_remote_backend_applies_the_phrase_filter(server_url):

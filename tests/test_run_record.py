@@ -21,7 +21,7 @@ def test_remote_next_word_settings_use_the_shared_key_names(api_key):
     assert (s.backend, s.mode, s.endpoint, s.timeout, s.max_retries) == (
         "openai-completions", "next-word", "http://127.0.0.1:9/v1", 7.0, 4)
     assert "base_url" not in s.options and "timeout" not in s.options
-    assert s.options["top_logprobs"] == 20  # backend-specific settings sit in options
+    assert s.options["top_logprobs"] == 200  # backend-specific settings sit in options
     # a remote next-word run may be continued with another --timeout: not part of its identity
     assert "timeout" not in s.identity() and "endpoint" in s.identity()
 

@@ -54,6 +54,8 @@ def make_backend(
     """Pick and build the backend a collect run asks.
 
     - no model and no base URL: the embedded Gemma 3 270M, next-word mode;
+    - ``model_file``: a GGUF file of the user's, run in-process like the embedded model:
+      next-word mode, or with mode="chat" through the file's own chat template;
     - otherwise an OpenAI-compatible endpoint, chat mode (the paper's) unless
       mode="next-word". Options are passed to the backend (temperature, max_tokens,
       top_p, instruction, timeout, max_retries, concurrency, top_logprobs; next-word:
@@ -62,6 +64,9 @@ def make_backend(
     if mode is not None and mode not in MODES:
         raise DataError(f"Unknown mode {mode!r}: use --mode chat or --mode next-word.")
     check_base_url(base_url)
+    model_file = options.pop("model_file", None)
+    if model_file is not None:
+        return _file_backend(model_file, model, base_url, mode, options)
     next_word = mode == "next-word" or (model is None and base_url is None)
     if next_word:
         reject_chat_only(options)
@@ -78,7 +83,7 @@ def make_backend(
         raise DataError("--base-url needs --model NAME (the model name the endpoint serves).")
     key = resolve_api_key(base_url, api_key_env)
     if mode == "next-word":
-        from stereoprobe.backends.nextword import NextWordCompletionsBackend
+        from stereoprobe.backends.nextword_remote import NextWordCompletionsBackend
 
         keep = {k: v for k, v in options.items() if k in ("timeout", "max_retries", "top_logprobs")}
         if options.get("concurrency") is not None:  # --concurrency applies here too, no hidden cap
@@ -93,6 +98,35 @@ def make_backend(
         and v is not None
     }
     return ChatBackend(model=model, api_key=key, base_url=base_url, **keep)
+
+
+def _file_backend(path: Any, model: str | None, base_url: str | None, mode: str | None,
+                  options: dict[str, Any]) -> Any:
+    """A user's GGUF file in-process: next-word mode (default) or chat (its own template)."""
+    from stereoprobe.backends.modelfile import check_model_file
+
+    refuse_with_model_file(model, base_url)
+    checked = check_model_file(path, workers=options.get("workers"), chat=mode == "chat")
+    if mode != "chat":
+        reject_chat_only(options)
+        from stereoprobe.backends.local import LocalModelBackend
+
+        return LocalModelBackend(checked.path, workers=options.get("workers"), **_phrase_filter(options))
+    if options.get("temperature"):
+        raise DataError("A model file chats greedily (temperature 0), so an answer depends only on its probe; "
+                        "drop --temperature.")
+    if options.get("phrase_filter", True) is False:
+        raise DataError("--no-phrase-filter applies to next-word mode; drop it with --mode chat.")
+    from stereoprobe.backends.local_chat import EmbeddedChatBackend
+
+    keep = {k: v for k, v in options.items() if k in ("instruction", "max_tokens", "debias", "workers") and v is not None}
+    return EmbeddedChatBackend(checked.path, **keep)
+
+
+def refuse_with_model_file(model: str | None, base_url: str | None) -> None:
+    if model is not None or base_url is not None:
+        given = " and ".join(f for f, v in (("--model", model), ("--base-url", base_url)) if v is not None)
+        raise DataError(f"--model-file runs a model file in-process; {given} name a served model. Give one or the other.")
 
 
 def _phrase_filter(options: dict[str, Any]) -> dict[str, Any]:
@@ -131,7 +165,8 @@ def make_scorer(
 ) -> Any:
     """The scorer a study that measures continuation probabilities asks (the jobs study).
 
-    - no model and no base URL: the embedded model, exact (backends/scoring.py);
+    - no model and no base URL: the embedded model, exact (backends/scoring.py); with
+      ``model_file`` a user's GGUF file the same way (checked first: ``modelfile.py``);
     - ``mode="next-word"``: a ``/v1/completions`` endpoint with echoed logprobs, exact;
     - otherwise chat: the first token's top_logprobs, or with ``samples`` > 1 at a
       temperature > 0, the shares of sampled replies (backends/scoring_remote.py).
@@ -140,6 +175,13 @@ def make_scorer(
         raise DataError(f"Unknown mode {mode!r}: use --mode chat or --mode next-word.")
     check_base_url(base_url)
     sampled = samples > 1
+    if model_file is not None:
+        from stereoprobe.backends.modelfile import check_model_file
+
+        refuse_with_model_file(model, base_url)
+        if mode == "chat":
+            raise DataError("This study reads a model file's exact probabilities in-process; drop --mode chat.")
+        model_file = str(check_model_file(model_file, workers=workers).path)
     if model is None and base_url is None:
         if mode == "chat":
             raise DataError("The embedded model is a base model and cannot chat; drop --mode chat, "

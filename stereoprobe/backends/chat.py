@@ -7,6 +7,12 @@ by the client itself: exponential backoff with jitter, honouring Retry-After, at
 ``max_retries`` times. A 200 whose body is truncated or not a chat completion (a proxy
 cutting the reply) is transient too and is retried here, within the same budget.
 ``attempts`` counts the HTTP requests actually sent (an httpx request hook).
+
+Each request asks for the reply tokens' log-probabilities (``logprobs: true,
+top_logprobs: REPLY_LOGPROBS``); where the endpoint returns them they are kept with the
+reply (``Answer.logprobs``; collect reads a probability per parsed word from them,
+backends/chat_logprobs.py). An endpoint that refuses the parameters (HTTP 400 naming
+logprobs) is asked without them from then on; its replies are as before.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ DEFAULT_INSTRUCTION = (
     "Sentence: {probe}"
 )
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 300, "top_p": 1.0}
+#: Alternatives asked for each reply token (chat APIs allow up to 20; 5 keeps records small).
+REPLY_LOGPROBS = 5
 
 
 def render_instruction(instruction: str, probe_text: str) -> str:
@@ -87,6 +95,7 @@ class ChatBackend:
         self._key = api_key
         self._openai = openai
         self._local = threading.local()
+        self._logprobs = True  # until the endpoint refuses them
         self._client = openai.OpenAI(
             api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries,
             http_client=openai.DefaultHttpxClient(event_hooks={"request": [self._count_request]}),
@@ -102,6 +111,7 @@ class ChatBackend:
             "debias": self.debias,
             "timeout": self.timeout,
             "max_retries": self.max_retries,
+            "reply_logprobs": REPLY_LOGPROBS,
         }
 
     def prompt(self, probe: Probe) -> str:
@@ -129,12 +139,20 @@ class ChatBackend:
     def _ask_once(self, probe: Probe) -> Answer:
         oa = self._openai
         try:
+            extra = {"logprobs": True, "top_logprobs": REPLY_LOGPROBS} if self._logprobs else {}
             raw = self._client.chat.completions.with_raw_response.create(
                 model=self.model,
                 messages=[{"role": "user", "content": self.prompt(probe)}],
                 **self.params,
+                **extra,
             )
             response = raw.parse()
+        except oa.BadRequestError as exc:
+            if self._logprobs and "logprob" in str(exc.message).lower():
+                self._logprobs = False  # the endpoint does not offer them: ask as before
+                return self._ask_once(probe)
+            detail = re.sub(r"^Error code: \d+ - ", "", str(exc.message))
+            raise RuntimeError(scrub(f"HTTP {exc.status_code}: {_short(detail)}", self._key)) from None
         except oa.AuthenticationError:
             raise BackendError(
                 f"The endpoint {self._client.base_url} rejected the API key (401): "
@@ -186,9 +204,12 @@ def _answer_from(response: Any, probe: Probe) -> Answer:
         refusal = getattr(message, "refusal", None)
     except (AttributeError, IndexError, TypeError):
         raise _Malformed("no choices[0].message") from None
+    from stereoprobe.backends.chat_logprobs import reply_logprobs
+
     usage = response.usage.model_dump() if getattr(response, "usage", None) else None
     about = {"model": getattr(response, "model", None),
              "system_fingerprint": getattr(response, "system_fingerprint", None)}
     if refusal and not text:
         return Answer(words=[], raw=refusal, refused=True, usage=usage, response=about)
-    return Answer(words=[], raw=text, usage=usage, response=about)  # collect parses `raw`
+    return Answer(words=[], raw=text, usage=usage, response=about,  # collect parses `raw`
+                  logprobs=reply_logprobs(response.choices[0]))

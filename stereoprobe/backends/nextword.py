@@ -1,7 +1,7 @@
 """Next-word mode: rank the words a model itself puts after the probe text.
 
 Shared by the embedded model (``backends/local.py``) and by remote ``/v1/completions``
-endpoints that return logprobs (``NextWordCompletionsBackend`` below). The ranking is
+endpoints that return logprobs (``nextword_remote.NextWordCompletionsBackend``). The ranking is
 pure: it asks a ``next_tokens`` function for distributions and never touches a model.
 
 How a word is found (docs/nextword.md explains the choices):
@@ -73,6 +73,31 @@ NextTokens = Callable[[tuple[Token, ...]], Sequence[Token]]
 #: many of them the walk will certainly look at (it needs that many more words), so a
 #: backend can evaluate their next tokens together.
 Prefetch = Callable[[Sequence[Token], int], None]
+
+
+#: Whole words that often go on into a longer one (well-known, over-protective,
+#: underpaid, anti-social, unhappy, non-binary, ...): they are always completed.
+PREFIX_WORDS = frozenset(
+    "anti un well over under non self ill out up down off in pre post semi super ultra "
+    "every any some no all half".split()
+)
+
+
+def is_whole_word(token: "Token", group: str, word_filter: "WordFilter") -> bool:
+    """A first token that is already a whole word, so nothing depends on what follows it:
+    a stop word (dropped anyway) or a WordNet adjective or adverb, except words that
+    often start a longer one (``PREFIX_WORDS``). Every next-word backend skips their
+    completion step (docs/nextword.md: of 26,862 candidates of a full run, 85 went on
+    into a longer word, all behind such prefixes).
+    """
+    from stereoprobe.wordnet import has_synsets
+
+    word = token.text.strip().lower()
+    if word in PREFIX_WORDS:
+        return False
+    if word_filter.reason(word, group) == "stop word":
+        return True
+    return has_synsets(word, "asr")
 
 
 @functools.lru_cache(maxsize=1)
@@ -222,10 +247,11 @@ class Ranking:
     probabilities: list[float]
     candidates: list[dict[str, Any]] = field(default_factory=list)
 
-    def raw_json(self, top_tokens: Sequence[Token] = ()) -> str:
+    def raw_json(self, top_tokens: Sequence[Token] = (), **extra: Any) -> str:
         payload = {
             "top_tokens": [[t.text, t.probability] for t in top_tokens],
             "candidates": self.candidates,
+            **extra,
         }
         return json.dumps(payload, ensure_ascii=False)
 
@@ -333,146 +359,47 @@ def ranked_answer(
         phrase_end=phrase_end,
         prefetch=prefetch,
     )
+    short = {} if len(ranking.words) >= top_n else {
+        "short": f"fewer than {top_n} words among the {len(candidates)} most probable tokens"}
     return Answer(
         words=ranking.words,
         probabilities=ranking.probabilities,
-        raw=ranking.raw_json(candidates[:10]),
+        raw=ranking.raw_json(candidates[:10], **short),
         usage=usage,
     )
 
 
-class NextWordCompletionsBackend:
-    """Next-word mode against an OpenAI-compatible ``/v1/completions`` with logprobs.
+def short_reasons(records: Sequence[Any], top_n: int = 10) -> dict[str, int]:
+    """How many next-word records have fewer than ``top_n`` words, by reason (the
+    record's ``raw["short"]``, which the backends set; "fewer words passed the filters"
+    for older records). Chat records and failures are not counted.
 
-    Works with llama.cpp's server, llama-cpp-python's server and vLLM. One request
-    gives the ``top_logprobs`` most probable first tokens; each candidate word is then
-    completed with further one-token requests on the probe text plus its partial word.
-    With the phrase filter, each new word costs one more request (the frame), once per run.
+    >>> from stereoprobe.records import Completion
+    >>> r = lambda n, short=None: Completion("p", 0, "c", "g", "t", "statement", "x", words=["w"] * n,
+    ...     raw=json.dumps({"candidates": [], **({"short": short} if short else {})}))
+    >>> short_reasons([r(10), r(7, "the endpoint returns at most 20 logprobs"), r(9)])
+    {'the endpoint returns at most 20 logprobs': 1, 'fewer words passed the filters': 1}
     """
-
-    mode = "next-word"
-
-    def __init__(
-        self,
-        model: str,
-        base_url: str,
-        api_key: str,
-        *,
-        timeout: float = 60.0,
-        max_retries: int = 4,
-        top_logprobs: int = 20,
-        top_n: int = 10,
-        max_word_tokens: int = 4,
-        max_concurrency: int = 8,
-        word_filter: WordFilter | None = None,
-        phrase_filter: PhraseFilter | None = PhraseFilter(),
-    ) -> None:
-        if top_logprobs < 1:
-            raise BackendError("top_logprobs must be at least 1")
-        self.model = model
-        self.base_url = base_url
-        self.timeout = timeout
-        self.max_retries = max_retries
-        self.top_logprobs = top_logprobs
-        self.top_n = top_n
-        self.max_word_tokens = max_word_tokens
-        self.max_concurrency = max_concurrency
-        self.word_filter = word_filter or WordFilter()
-        self.phrase_filter = phrase_filter
-        self._local = threading.local()
-        self._phrase_ends = PhraseEnds()
-        self._answered = False
-        self._client = self._make_client(api_key)
-
-    def _make_client(self, api_key: str) -> Any:
-        import httpx
-        from openai import OpenAI
-
-        def count(request: Any) -> None:
-            self._local.attempts = getattr(self._local, "attempts", 0) + 1
-
-        http = httpx.Client(timeout=self.timeout, event_hooks={"request": [count]})
-        return OpenAI(
-            api_key=api_key or "none",
-            base_url=self.base_url,
-            timeout=self.timeout,
-            max_retries=self.max_retries,
-            http_client=http,
-        )
-
-    def describe(self) -> dict[str, Any]:
-        return {
-            "backend": "openai-completions",
-            "mode": self.mode,
-            "model": self.model,
-            "base_url": self.base_url,
-            "top_logprobs": self.top_logprobs,
-            "top_n": self.top_n,
-            "max_word_tokens": self.max_word_tokens,
-            "timeout": self.timeout,
-            "max_retries": self.max_retries,
-            "filter": self.word_filter.describe(),
-            "phrase_filter": self.phrase_filter.describe() if self.phrase_filter else None,
-        }
-
-    def prompt(self, probe: Probe) -> str:
-        return probe.prefix
-
-    def attempts_of_last_ask(self) -> int:
-        return getattr(self._local, "attempts", 0)
-
-    def close(self) -> None:
-        self._client.close()
-
-    def _distribution(self, prompt: str, k: int) -> tuple[list[Token], int | None]:
-        import openai
-
+    out: dict[str, int] = {}
+    for rec in records:
+        if rec.error is not None or rec.refused or len(rec.words) >= top_n or not rec.raw:
+            continue
         try:
-            response = self._client.completions.create(
-                model=self.model, prompt=prompt, max_tokens=1, temperature=0, logprobs=k
-            )
-        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-            raise BackendError(f"{self.base_url} refused the key (HTTP {exc.status_code}): check the API key") from None
-        except openai.NotFoundError:
-            raise BackendError(f"{self.base_url} has no /completions or no model {self.model!r}: check --base-url and --model") from None
-        except openai.BadRequestError as exc:
-            raise BackendError(f"{self.base_url} rejected a logprobs request (HTTP 400): lower top_logprobs or use chat mode") from exc
-        except openai.APIConnectionError as exc:
-            if not self._answered and not isinstance(exc, openai.APITimeoutError):
-                raise BackendError(f"Cannot reach {self.base_url}: check --base-url and that the server is running") from None
-            raise
-        self._answered = True
-        logprobs = response.choices[0].logprobs
-        if not logprobs or not logprobs.top_logprobs:
-            raise BackendError(f"{self.base_url} returned no logprobs: next-word mode needs a server that does")
-        top = logprobs.top_logprobs[0]
-        tokens = [Token(text, math.exp(lp)) for text, lp in top.items()]
-        usage = response.usage.prompt_tokens if response.usage else None
-        return sorted(tokens, key=lambda t: -t.probability), usage
+            raw = json.loads(rec.raw)
+        except ValueError:
+            continue  # a chat reply
+        if not isinstance(raw, dict) or "candidates" not in raw:
+            continue
+        reason = raw.get("short") or "fewer words passed the filters"
+        out[reason] = out.get(reason, 0) + 1
+    return out
 
-    def ask(self, probe: Probe) -> Answer:
-        self._local.attempts = 0
-        prefix = probe.prefix
-        candidates, prompt_tokens = self._distribution(prefix, self.top_logprobs)
 
-        def next_tokens(tokens: tuple[Token, ...]) -> list[Token]:
-            return self._distribution(prefix + "".join(t.text for t in tokens), 1)[0]
-
-        return ranked_answer(
-            probe,
-            candidates,
-            next_tokens,
-            top_n=self.top_n,
-            max_word_tokens=self.max_word_tokens,
-            word_filter=self.word_filter,
-            phrase_filter=self.phrase_filter,
-            phrase_end=self._phrase_end,
-            usage={"prompt_tokens": prompt_tokens} if prompt_tokens is not None else None,
-        )
-
-    def _phrase_end(self, word: str) -> float:
-        """One request per word and run: the phrase ends among the frame's top_logprobs
-        (a lower bound, as the endpoint returns only the most probable tokens)."""
-        assert self.phrase_filter is not None
-        text = self.phrase_filter.text(word)
-        return self._phrase_ends.get(word, lambda w: phrase_end_probability(self._distribution(text, self.top_logprobs)[0]))
+def short_sentences(reasons: dict[str, int], top_n: int = 10) -> list[str]:
+    """
+    >>> short_sentences({"the endpoint returns at most 10 logprobs": 12})
+    ['12 probes have fewer than ten words: the endpoint returns at most 10 logprobs.']
+    """
+    number = {10: "ten"}.get(top_n, str(top_n))
+    return [f"{n} probe{'s have' if n != 1 else ' has'} fewer than {number} words: {why}."
+            for why, n in sorted(reasons.items(), key=lambda kv: -kv[1])]

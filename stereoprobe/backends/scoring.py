@@ -46,9 +46,9 @@ from stereoprobe.backends.gguf import (
     _only_llama_errors,
     _version,
     default_model,
-    file_sha256,
     load_weights,
 )
+from stereoprobe.backends.modelfile import model_identity
 from stereoprobe.errors import BackendError
 
 N_BATCH = 64  # the most sequences (and tokens) one context's decode may hold
@@ -159,8 +159,7 @@ class EmbeddedScorer:
             "backend": "local",
             "mode": "scoring",
             "model": self.model_name,
-            "model_file": path.name,
-            "model_sha256": self._sha256 or file_sha256(str(path)),
+            **model_identity(path, self._sha256),
             "model_package": _version(MODEL_PACKAGE) if self._is_default_model() else None,
             "llama_cpp_python": _version("llama-cpp-python"),
             "n_ctx": self.n_ctx,

@@ -192,16 +192,14 @@ class ChatScorer(_Remote):
         self.start_ask()
         response = self.call(self._client.chat.completions.create, messages=[{"role": "user", "content": message}],
                              temperature=0, max_tokens=5, logprobs=True, top_logprobs=self.top_logprobs)
+        from stereoprobe.backends.chat_logprobs import first_token_alternatives, reply_logprobs
+
         choice = response.choices[0] if response.choices else None
-        content = getattr(getattr(choice, "logprobs", None), "content", None) if choice else None
-        if not content or not getattr(content[0], "top_logprobs", None):
+        top = first_token_alternatives(reply_logprobs(choice)) if choice else []
+        if not top:
             raise BackendError(NO_LOGPROBS.format(
                 url=self.endpoint, what="the reply's first token",
                 fix="pass --samples K --temperature T (e.g. --samples 20 --temperature 1) for the sampled estimate"))
-        first = content[0]
-        top = [(t.token, float(t.logprob)) for t in first.top_logprobs]
-        if first.token not in dict(top):
-            top.append((first.token, float(first.logprob)))
         return top, choice.message.content or "", _about(response)
 
     def sample(self, message: str, max_tokens: int = 8) -> tuple[str | None, dict[str, Any]]:

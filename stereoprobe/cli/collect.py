@@ -16,6 +16,9 @@ from stereoprobe.cli._common import friendly_errors, given_options, in_range, pr
               "Without --model and --base-url: the embedded Gemma 3 270M, offline.")
 @click.option("--base-url", default=None, help="An OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 "
               "(vLLM, Ollama, llama.cpp server, Azure). Default: OpenAI.")
+@click.option("--model-file", type=click.Path(path_type=Path), default=None, metavar="PATH.gguf",
+              help="Run this GGUF model file in-process, offline, instead of the embedded Gemma 3 270M "
+                   "(next-word mode; --mode chat uses the file's own chat template).")
 @click.option("--api-key-env", default=None, metavar="NAME",
               help="Environment variable holding the API key (default OPENAI_API_KEY).")
 @click.option("--mode", type=click.Choice(["chat", "next-word"]), default=None,
@@ -53,7 +56,8 @@ from stereoprobe.cli._common import friendly_errors, given_options, in_range, pr
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @friendly_errors
 def command(study, catalog, category, group, fmt, templates, job, prompt, pairs, seed, pairs_file, setting, debias, model,
-            base_url, api_key_env, mode, out, temperature, max_tokens, top_p, instruction, instruction_file, concurrency, workers,
+            base_url, model_file, api_key_env, mode, out, temperature, max_tokens, top_p, instruction, instruction_file,
+            concurrency, workers,
             phrase_filter, timeout, max_retries, samples, limit, retry_failed, dry_run, price_in, price_out, quiet):
     """Ask a model: the ten words that fill each probe (fill-in), P(gender | job) (jobs), or who did it (coreference).
 
@@ -87,6 +91,8 @@ def command(study, catalog, category, group, fmt, templates, job, prompt, pairs,
       stereoprobe collect --study jobs --model gpt-4o-mini --samples 20 --temperature 1
       stereoprobe collect --study coreference             16,800 scenes, embedded model
       stereoprobe collect --study coreference --model gpt-4o-mini --pairs 1000 --seed 1
+      stereoprobe collect --model-file ~/models/my-model.Q4_K_M.gguf      a GGUF of your own
+      stereoprobe collect --model-file ~/models/instruct.gguf --mode chat  with its chat template
     """
     from stereoprobe.studies import get_study
     from stereoprobe.studies.base import check_flags
@@ -115,7 +121,7 @@ def command(study, catalog, category, group, fmt, templates, job, prompt, pairs,
         temperature=temperature, max_tokens=max_tokens, top_p=top_p, instruction=instruction,
         concurrency=concurrency, timeout=timeout, max_retries=max_retries, samples=samples,
         retry_failed=retry_failed, templates=templates, debias=debias,
-        workers=workers, phrase_filter=phrase_filter,
+        workers=workers, phrase_filter=phrase_filter, model_file=model_file,
     )
     if dry_run:
         from stereoprobe.api import estimate_collect

@@ -43,7 +43,18 @@ def model_note(data: "SentimentData") -> str:
 
 
 def coverage_text(data: "SentimentData") -> str:
-    """``This run covers 2 of 9 categories (114 of 2,292 probes).`` or all of them."""
+    """``This run covers 2 of 9 categories (114 of 2,292 probes).`` or all of them; in
+    next-word mode, how many probes got fewer than ten words, and why."""
+    text = _coverage(data)
+    mode = data.manifest.get("mode") or settings_dict(data.manifest).get("mode")
+    if mode == "next-word" and data.records:
+        from stereoprobe.backends.nextword import short_reasons, short_sentences
+
+        text = " ".join([text, *short_sentences(short_reasons(data.records))])
+    return text
+
+
+def _coverage(data: "SentimentData") -> str:
     run_cats = len(data.categories)
     probes = _run_probes(data)
     cat_total, probe_total = _catalog_size(data)

@@ -19,7 +19,7 @@ from stereoprobe.records import Completion
 from stereoprobe.studies.base import Study
 
 _FILTERS = {"catalog", "category", "group", "fmt", "templates", "limit", "output"}
-_COLLECT = {"model", "base_url", "api_key_env", "mode", "out", "temperature", "max_tokens", "top_p", "instruction",
+_COLLECT = {"model", "base_url", "model_file", "api_key_env", "mode", "out", "temperature", "max_tokens", "top_p", "instruction",
             "debias", "instruction_file", "concurrency", "workers", "phrase_filter", "timeout", "max_retries",
             "samples", "limit", "retry_failed", "dry_run", "price_in", "price_out", "quiet"}
 

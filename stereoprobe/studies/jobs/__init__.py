@@ -23,7 +23,7 @@ from stereoprobe.studies.base import Study
 from stereoprobe.studies.jobs.records import SETTINGS, JobAnswer
 
 _SELECT = {"catalog", "job", "prompt", "debias", "setting", "limit"}
-_COLLECT = {"model", "base_url", "api_key_env", "mode", "out", "temperature", "concurrency", "workers", "timeout",
+_COLLECT = {"model", "base_url", "model_file", "api_key_env", "mode", "out", "temperature", "concurrency", "workers", "timeout",
             "max_retries", "samples", "retry_failed", "dry_run", "quiet"}
 
 
@@ -86,12 +86,24 @@ class JobsStudy(Study):
                            max_retries=options.get("max_retries", 4), concurrency=options.get("concurrency") or 8,
                            workers=options.get("workers"), model_file=options.get("model_file"))
 
+    def _scorer_check(self, options: Mapping[str, Any]) -> None:
+        """A --model-file that cannot be used is refused before anything is estimated."""
+        from stereoprobe.backends import refuse_with_model_file
+        from stereoprobe.backends.modelfile import check_model_file
+
+        refuse_with_model_file(options.get("model"), options.get("base_url"))
+        check_model_file(options["model_file"], workers=options.get("workers"))
+
     def run_dir(self, options: Mapping[str, Any]) -> Path:
         from stereoprobe.backends import EMBEDDED_MODEL
         from stereoprobe.collect import slug
 
         if options.get("out") is not None:
             return Path(options["out"])
+        if options.get("model_file") is not None and options.get("model") is None:
+            from stereoprobe.api import model_file_name
+
+            return Path("runs") / f"jobs-{slug(model_file_name(options['model_file']))}"
         return Path("runs") / f"jobs-{slug(options.get('model') or EMBEDDED_MODEL)}"
 
     def collect(self, options: Mapping[str, Any], progress: bool = True) -> Any:
@@ -116,6 +128,8 @@ class JobsStudy(Study):
         probes = self.list_probes(options)
         samples = options.get("samples") or 1
         local = options.get("model") is None and options.get("base_url") is None
+        if options.get("model_file") is not None:
+            self._scorer_check(options)
         per_probe = [1 if local or options.get("mode") != "next-word" else max(1, len(p.expressions)) for p in probes]
         return estimate([p.text for p in probes], samples, 5, options.get("price_in"), options.get("price_out"),
                         words_tokens=5, requests_per_prompt=max(1, round(sum(per_probe) / len(per_probe))))
