@@ -176,3 +176,15 @@ def test_the_jobs_study_scores_a_model_file(smol, run_cli, tmp_path):
     assert set(record["logprobs"]) == {"He", "She", "They"} and all(v < 0 for v in record["logprobs"].values())
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["settings"]["options"]["model_file"] == smol.name
+
+
+@pytest.mark.parametrize("study", ["jobs", "coreference"])
+def test_a_study_run_is_named_after_its_model(study):
+    from stereoprobe.studies import get_study
+
+    s = get_study(study)
+    assert s.run_dir({}) == Path("runs") / f"{study}-gemma-3-270m"
+    assert s.run_dir({"model": "meta-llama/Llama-3.1-8B"}) == Path("runs") / f"{study}-meta-llama-llama-3.1-8b"
+    assert s.run_dir({"model_file": "/m/SmolLM2-135M-Instruct.Q4_1.gguf"}) == \
+        Path("runs") / f"{study}-smollm2-135m-instruct.q4_1"
+    assert s.run_dir({"model_file": "/m/x.gguf", "out": "elsewhere"}) == Path("elsewhere")

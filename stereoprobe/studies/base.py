@@ -78,6 +78,57 @@ class Study:
                         "nothing to reparse.")
 
 
+class FolderStudy(Study):
+    """A study whose folder keeps the stages in modules of fixed names, so the shared
+    steps need no code of their own (the jobs and coreference studies; a new study
+    starts here):
+
+    - ``score.py``: ``score(run_dir, level, n_boot, seed)``, ``write_scores(result, folder)``
+      (into ``RUN_DIR/<name>/``) and ``summary(result)``;
+    - ``page.py``: ``build_page(run_dir, out=None)`` (``RUN_DIR/report/``);
+    - ``compare.py``: ``compare_runs(runs, n_boot, seed)`` (a result with ``summary()``) and
+      ``write_comparison(result, out)``.
+
+    Runs go to ``runs/<name>-<model>`` unless ``--out`` says otherwise.
+    """
+
+    def _stage(self, module: str) -> Any:
+        import importlib
+
+        return importlib.import_module(f"{type(self).__module__}.{module}")
+
+    def run_dir(self, options: Mapping[str, Any]) -> Path:
+        from stereoprobe.backends import EMBEDDED_MODEL
+        from stereoprobe.collect import slug
+
+        if options.get("out") is not None:
+            return Path(options["out"])
+        if options.get("model_file") is not None and options.get("model") is None:
+            from stereoprobe.api import model_file_name
+
+            return Path("runs") / f"{self.name}-{slug(model_file_name(options['model_file']))}"
+        return Path("runs") / f"{self.name}-{slug(options.get('model') or EMBEDDED_MODEL)}"
+
+    def score(self, run_dir: Path, options: Mapping[str, Any]) -> tuple[Any, Path]:
+        stage = self._stage("score")
+        result = stage.score(run_dir, level=options.get("ci", 0.95), n_boot=options.get("n_boot", 2000),
+                             seed=options.get("seed", 0))
+        return result, stage.write_scores(result, Path(run_dir) / self.name)
+
+    def summary(self, result: Any) -> str:
+        return self._stage("score").summary(result)
+
+    def report(self, run_dir: Path, options: Mapping[str, Any]) -> list[str]:
+        written = self._stage("page").build_page(run_dir, out=options.get("out"))
+        return [f"Wrote {written}; open it in a browser."]
+
+    def compare(self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]) -> list[str]:
+        stage = self._stage("compare")
+        result = stage.compare_runs(runs, n_boot=options.get("n_boot", 2000), seed=options.get("seed", 2023))
+        written = stage.write_comparison(result, out)
+        return [result.summary(), f"Wrote {written}/ (open {written / 'index.html'})"]
+
+
 def read_run(run_dir: str | Path, study: str, record: type) -> tuple[Any, list]:
     """A run's manifest and records (``record``: the study's type); a directory without a
     manifest, or a run of another study, is refused in one line."""

@@ -49,7 +49,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from stereoprobe.studies.base import Study
+from stereoprobe.studies.base import FolderStudy
 from stereoprobe.studies.coreference.records import CorefRecord
 
 _SELECT = {"pairs", "seed", "pairs_file", "job", "prompt", "debias", "limit"}
@@ -57,7 +57,7 @@ _COLLECT = {"model", "base_url", "api_key_env", "mode", "out", "temperature", "m
             "workers", "timeout", "max_retries", "samples", "retry_failed", "dry_run", "price_in", "price_out", "quiet"}
 
 
-class CoreferenceStudy(Study):
+class CoreferenceStudy(FolderStudy):
     name = "coreference"
     title = ("Coreference with a right answer: consistency across he, she and they (Marin & Eger), separation and "
              "sufficiency (Sterlie et al.)")
@@ -96,15 +96,7 @@ class CoreferenceStudy(Study):
             writer.writeheader()
             writer.writerows(rows)
 
-    # -- collect ----------------------------------------------------------------------
-    def run_dir(self, options: Mapping[str, Any]) -> Path:
-        from stereoprobe.backends import EMBEDDED_MODEL
-        from stereoprobe.collect import slug
-
-        if options.get("out") is not None:
-            return Path(options["out"])
-        return Path("runs") / f"coreference-{slug(options.get('model') or EMBEDDED_MODEL)}"
-
+    # -- collect (run_dir: FolderStudy) ------------------------------------------------
     def collect(self, options: Mapping[str, Any], progress: bool = True) -> Any:
         from stereoprobe.collect import StudyRun, collect
         from stereoprobe.studies.coreference.answers import PARSER_VERSION
@@ -134,32 +126,7 @@ class CoreferenceStudy(Study):
         remote = options.get("mode") == "next-word"  # two echo requests per probe; embedded: in-process
         return estimate(texts, 1, 1, *prices, words_tokens=1, requests_per_prompt=2 if remote else 1)
 
-    # -- score, report, compare, reparse ------------------------------------------------
-    def score(self, run_dir: Path, options: Mapping[str, Any]) -> tuple[Any, Path]:
-        from stereoprobe.studies.coreference.score import score, write_scores
-
-        result = score(run_dir, level=options.get("ci", 0.95), n_boot=options.get("n_boot", 2000),
-                       seed=options.get("seed", 0))
-        return result, write_scores(result, Path(run_dir) / "coreference")
-
-    def summary(self, result: Any) -> str:
-        from stereoprobe.studies.coreference.score import summary
-
-        return summary(result)
-
-    def report(self, run_dir: Path, options: Mapping[str, Any]) -> list[str]:
-        from stereoprobe.studies.coreference.page import build_page
-
-        written = build_page(run_dir, out=options.get("out"))
-        return [f"Wrote {written}; open it in a browser."]
-
-    def compare(self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]) -> list[str]:
-        from stereoprobe.studies.coreference.compare import compare_runs, write_comparison
-
-        result = compare_runs(runs, n_boot=options.get("n_boot", 2000), seed=options.get("seed", 2023))
-        written = write_comparison(result, out)
-        return [result.summary(), f"Wrote {written}/ (open {written / 'index.html'})"]
-
+    # -- reparse (score, report and compare: FolderStudy, from score.py, page.py, compare.py)
     def reparse(self, run_dir: Path) -> Any:
         from stereoprobe.studies.coreference.reparse import reparse
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from stereoprobe.studies.base import Study
+from stereoprobe.studies.base import FolderStudy
 from stereoprobe.studies.jobs.records import SETTINGS, JobAnswer
 
 _SELECT = {"catalog", "job", "prompt", "debias", "setting", "limit"}
@@ -27,7 +27,7 @@ _COLLECT = {"model", "base_url", "model_file", "api_key_env", "mode", "out", "te
             "max_retries", "samples", "retry_failed", "dry_run", "quiet"}
 
 
-class JobsStudy(Study):
+class JobsStudy(FolderStudy):
     name = "jobs"
     title = "Jobs: P(gender | job) against the labour statistics, debiasing prefixes, story names (Mattern et al.)"
     record = JobAnswer
@@ -76,7 +76,7 @@ class JobsStudy(Study):
             writer.writeheader()
             writer.writerows(rows)
 
-    # -- collect ----------------------------------------------------------------------
+    # -- collect (run_dir; score, report and compare: FolderStudy) ----------------------
     def _scorer(self, options: Mapping[str, Any]) -> Any:
         from stereoprobe.backends import make_scorer
 
@@ -94,17 +94,6 @@ class JobsStudy(Study):
         refuse_with_model_file(options.get("model"), options.get("base_url"))
         check_model_file(options["model_file"], workers=options.get("workers"))
 
-    def run_dir(self, options: Mapping[str, Any]) -> Path:
-        from stereoprobe.backends import EMBEDDED_MODEL
-        from stereoprobe.collect import slug
-
-        if options.get("out") is not None:
-            return Path(options["out"])
-        if options.get("model_file") is not None and options.get("model") is None:
-            from stereoprobe.api import model_file_name
-
-            return Path("runs") / f"jobs-{slug(model_file_name(options['model_file']))}"
-        return Path("runs") / f"jobs-{slug(options.get('model') or EMBEDDED_MODEL)}"
 
     def collect(self, options: Mapping[str, Any], progress: bool = True) -> Any:
         from stereoprobe.collect import StudyRun, collect
@@ -133,29 +122,3 @@ class JobsStudy(Study):
         per_probe = [1 if local or options.get("mode") != "next-word" else max(1, len(p.expressions)) for p in probes]
         return estimate([p.text for p in probes], samples, 5, options.get("price_in"), options.get("price_out"),
                         words_tokens=5, requests_per_prompt=max(1, round(sum(per_probe) / len(per_probe))))
-
-    # -- score, report, compare -----------------------------------------------------------
-    def score(self, run_dir: Path, options: Mapping[str, Any]) -> tuple[Any, Path]:
-        from stereoprobe.studies.jobs.score import score, write_scores
-
-        result = score(run_dir, level=options.get("ci", 0.95), n_boot=options.get("n_boot", 2000),
-                       seed=options.get("seed", 0))
-        return result, write_scores(result, Path(run_dir) / "jobs")
-
-    def summary(self, result: Any) -> str:
-        from stereoprobe.studies.jobs.score import summary
-
-        return summary(result)
-
-    def report(self, run_dir: Path, options: Mapping[str, Any]) -> list[str]:
-        from stereoprobe.studies.jobs.page import build_page
-
-        written = build_page(run_dir, out=options.get("out"))
-        return [f"Wrote {written}; open it in a browser."]
-
-    def compare(self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]) -> list[str]:
-        from stereoprobe.studies.jobs.compare import compare_runs, write_comparison
-
-        result = compare_runs(runs, n_boot=options.get("n_boot", 2000), seed=options.get("seed", 2023))
-        written = write_comparison(result, out)
-        return [result.summary(), f"Wrote {written}/ (open {written / 'index.html'})"]
