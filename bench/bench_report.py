@@ -56,7 +56,7 @@ def synthetic_records(seed: int = 0, vocabulary: int = 1500, made_up: int = 300,
 def reference_seconds() -> float:
     """CPU-bound reference measured in the same run: 20 clouds of 120 words, serially."""
     from stereoprobe.report.clouds import cloud_image
-    from stereoprobe.report.data import Word
+    from stereoprobe.report.words import Word
 
     words = [Word(f"word{i}", 200 - i, ("positive", "negative", "neutral")[i % 3]) for i in range(120)]
     t0 = time.perf_counter()

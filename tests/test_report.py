@@ -287,7 +287,7 @@ def test_unknown_category_lists_the_known_ones(run):
 
 def test_clouds_of_zero_and_one_word():
     from stereoprobe.report.clouds import cloud_image
-    from stereoprobe.report.data import Word
+    from stereoprobe.report.words import Word
 
     import numpy as np
 

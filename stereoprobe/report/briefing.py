@@ -20,8 +20,9 @@ from string import Template
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from stereoprobe.report.clouds import colour_of, compose_png, fit_text, font, legend
-from stereoprobe.report.data import LEFT_OUT, Word
+from stereoprobe.report.data import LEFT_OUT
 from stereoprobe.report.numbers import Share
+from stereoprobe.report.words import Word
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image

@@ -1,6 +1,6 @@
 """`build_report`: a run's sentiment outputs -> RUN_DIR/figures/ and RUN_DIR/briefing/.
 
-Layout written by default (``<cat>`` and ``<group>`` are slugs, see data.slugify)::
+Layout written by default (``<cat>`` and ``<group>`` are slugs, see words.slugify)::
 
     figures/fig2_negative_by_format.{png,svg}        Figure 2 of the paper
     figures/fig3_templates_<cat>.png                 Figure 3, one per category
@@ -30,7 +30,8 @@ from typing import Callable, Sequence
 from stereoprobe.errors import DataError
 from stereoprobe.report import briefing as bf
 from stereoprobe.report import clouds, context, figures, palette
-from stereoprobe.report.data import ALL, SHARES, SentimentData, load_sentiment, slugify, unique_slugs
+from stereoprobe.report.data import ALL, SHARES, SentimentData, load_sentiment
+from stereoprobe.report.words import slugify, unique_slugs
 
 PARTS = ("figures", "briefing")
 FIGURE_SETS = ("pages", "all")

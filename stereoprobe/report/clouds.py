@@ -19,7 +19,7 @@ import io
 from functools import lru_cache
 from typing import TYPE_CHECKING, Sequence
 
-from stereoprobe.report.data import Word
+from stereoprobe.report.words import Word
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image

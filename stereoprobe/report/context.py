@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stereoprobe.report.data import ALL, settings_dict
+from stereoprobe.report.data import ALL
+from stereoprobe.report.files import settings_dict
 from stereoprobe.report.numbers import pct0
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -8,15 +8,23 @@ re-labels words; word clouds and top-word lists come from ``occurrences.csv``.
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from stereoprobe.errors import DataError
+from stereoprobe.report.files import (
+    builtin_template_texts,
+    optional_csv,
+    read_json,
+    read_manifest,
+    read_records,
+    readable_template,
+    settings_dict,
+)
 from stereoprobe.report.numbers import Share, share_from_row
+from stereoprobe.report.words import Word, count_words
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -35,7 +43,6 @@ REQUIRED = {
     "templates.csv": ("category", "template", "format", "negative"),
     "occurrences.csv": ("category", "group", "template", "format", "word", "label"),
 }
-LABELS = ("positive", "negative", "both", "neutral", "unassigned")
 LEFT_OUT = ("neutral", "both", "unassigned")  # not in the shares' denominators
 ALL = "all"
 
@@ -44,15 +51,6 @@ def _missing(run_dir: Path, what: str) -> DataError:
     return DataError(
         f"{run_dir} has no sentiment results ({what}): run `stereoprobe sentiment {run_dir}` first."
     )
-
-
-@dataclass(frozen=True)
-class Word:
-    """A word as it appears in a cloud or a top-word list."""
-
-    word: str
-    count: int
-    label: str
 
 
 @dataclass
@@ -353,99 +351,6 @@ class SentimentData:
         return neg.unstack("template")
 
 
-def settings_dict(manifest: dict[str, Any]) -> dict[str, Any]:
-    """The manifest's probe settings, flat: ``settings`` (or the older ``parameters``),
-    with one level of nested dicts (e.g. the chat backend's ``parameters``) lifted up.
-
-    >>> settings_dict({"settings": {"backend": "openai-chat", "parameters": {"temperature": 0.7}}})
-    {'backend': 'openai-chat', 'temperature': 0.7}
-    """
-    params = manifest.get("settings") or manifest.get("parameters") or {}
-    if not isinstance(params, dict):
-        return {}
-    out: dict[str, Any] = {}
-    for k, v in params.items():
-        if isinstance(v, dict) and k != "filter":
-            out.update({str(k2): v2 for k2, v2 in v.items() if not isinstance(v2, (dict, list)) and str(k2) not in out})
-        else:
-            out.setdefault(str(k), v)
-    return out
-
-
-def _int(x: Any) -> int | None:
-    try:
-        return int(float(x))
-    except (TypeError, ValueError):
-        return None
-
-
-def readable_template(text: str) -> str:
-    """``why are <group> so ...`` -> ``why are … so``."""
-    return text.replace("<group>", "…").replace(" ...", "").replace("...", "").strip()
-
-
-@lru_cache(maxsize=1)
-def builtin_template_texts() -> dict[str, tuple[str, str]]:
-    """Template id -> (format, readable text) from the built-in catalog."""
-    from stereoprobe.catalog import load_catalog
-
-    out = {}
-    for templates in load_catalog().templates.values():
-        for t in templates:
-            out.setdefault(t.template, (t.format, readable_template(t.text)))
-    return out
-
-
-def count_words(pairs: Iterable[tuple[str, str]]) -> list[Word]:
-    """Count (word, label) pairs; a word's label is its most frequent one.
-
-    >>> count_words([("wise", "positive"), ("grumpy", "negative"), ("wise", "positive")])
-    [Word(word='wise', count=2, label='positive'), Word(word='grumpy', count=1, label='negative')]
-    """
-    counts: dict[str, dict[str, int]] = {}
-    for word, label in pairs:
-        by_label = counts.setdefault(str(word), {})
-        by_label[str(label)] = by_label.get(str(label), 0) + 1
-    words = [
-        Word(w, sum(ls.values()), max(ls, key=lambda k: (ls[k], k))) for w, ls in counts.items()
-    ]
-    return sorted(words, key=lambda x: (-x.count, x.word))
-
-
-def slugify(name: str) -> str:
-    """A file- and URL-safe name for a group.
-
-    >>> slugify("Women's rights activists")
-    'women-s-rights-activists'
-    >>> slugify("Côte d'Ivoire")
-    'cote-d-ivoire'
-    """
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-") or "group"
-
-
-def unique_slugs(names: Iterable[str], reserved: Iterable[str] = ()) -> dict[str, str]:
-    """Slugs for names, made unique by a numeric suffix in order of appearance; a slug
-    in ``reserved`` (e.g. ``index``, the index page) is never given out.
-
-    >>> unique_slugs(["a b", "a-b", "c"])
-    {'a b': 'a-b', 'a-b': 'a-b-2', 'c': 'c'}
-    >>> unique_slugs(["Index", "data"], reserved=["index"])
-    {'Index': 'index-2', 'data': 'data'}
-    """
-    out: dict[str, str] = {}
-    used: set[str] = set(reserved)
-    for name in names:
-        base = slug = slugify(name)
-        n = 1
-        while slug in used:
-            n += 1
-            slug = f"{base}-{n}"
-        used.add(slug)
-        out[name] = slug
-    return out
-
-
 def load_sentiment(run_dir: str | Path) -> SentimentData:
     """Read RUN_DIR/sentiment/ and RUN_DIR/manifest.json; DataError says what to run first."""
     import pandas as pd
@@ -481,8 +386,8 @@ def load_sentiment(run_dir: str | Path) -> SentimentData:
         frames[name] = df
     if not (sdir / "meta.json").is_file():
         raise _missing(run, "no sentiment/meta.json")
-    meta = _read_json(sdir / "meta.json", run)
-    coverage = _read_json(sdir / "coverage.json", run) if (sdir / "coverage.json").is_file() else {}
+    meta = read_json(sdir / "meta.json", run)
+    coverage = read_json(sdir / "coverage.json", run) if (sdir / "coverage.json").is_file() else {}
     manifest = read_manifest(run)
     if frames["groups.csv"].empty:
         raise DataError(f"{sdir / 'groups.csv'}: no groups; run `stereoprobe sentiment {run}` again.")
@@ -496,11 +401,11 @@ def load_sentiment(run_dir: str | Path) -> SentimentData:
         meta=meta,
         manifest=manifest,
         coverage=coverage,
-        words_csv=_optional_csv(sdir / "words.csv"),
-        format_test=_optional_csv(sdir / "format_test.csv"),
-        robustness=_optional_csv(sdir / "robustness.csv"),
-        criteria=_optional_csv(sdir / "criteria.csv"),
-        records=_records(run),
+        words_csv=optional_csv(sdir / "words.csv"),
+        format_test=optional_csv(sdir / "format_test.csv"),
+        robustness=optional_csv(sdir / "robustness.csv"),
+        criteria=optional_csv(sdir / "criteria.csv"),
+        records=read_records(run),
     )
 
 
@@ -526,46 +431,11 @@ def _full_precision(frames: dict[str, "pd.DataFrame"]) -> None:
             df.loc[known, col] = values[known]
 
 
-def _optional_csv(path: Path) -> "pd.DataFrame | None":
-    import pandas as pd
-
-    if not path.is_file():
-        return None
+def _int(x: Any) -> int | None:
     try:
-        return pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"word": str, "category": str})
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
+        return int(float(x))
+    except (TypeError, ValueError):
         return None
-
-
-def _records(run: Path) -> list | None:
-    """The run's completion records (prompts, statuses), or None for a run without them."""
-    if not (run / "completions.jsonl").is_file():
-        return None
-    from stereoprobe.store import read_completions
-
-    try:
-        return read_completions(run)
-    except DataError:
-        return None
-
-
-def read_manifest(run: Path) -> dict[str, Any]:
-    """The run's manifest as a plain dict ({} when absent), read and type-checked by the one
-    reader of run records (:func:`stereoprobe.manifest.read_manifest`), so a 0.1.0 manifest
-    comes out with the current key names (``settings.endpoint``, flat ``settings.temperature``,
-    ``catalog.templates`` ...)."""
-    from stereoprobe.manifest import read_manifest as read_run_manifest
-
-    manifest = read_run_manifest(run)
-    return manifest.to_dict() if manifest is not None else {}
-
-
-def _read_json(path: Path, run: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: not valid JSON ({exc}); run `stereoprobe sentiment {run}` again.") from None
-    return value if isinstance(value, dict) else {}
 
 
 def _first(dicts: list[dict[str, Any]], keys: tuple[str, ...]) -> Any:
