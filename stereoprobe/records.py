@@ -20,6 +20,30 @@ def probe_id_for(category: str, group: str, template_text: str) -> str:
     return hashlib.sha1(key).hexdigest()[:12]
 
 
+class StoredRecord:
+    """What every study's line in completions.jsonl shares (a mixin of its frozen
+    dataclass, which has ``probe_id``, ``sample``, ``refused`` and ``error``): the key that
+    resume and samples use, and the status collect counts. A study says only what an
+    answer is (``_answered``)."""
+
+    def _answered(self) -> bool:
+        """Whether the record holds something to score (else it is unparseable)."""
+        raise NotImplementedError
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.probe_id, self.sample)  # type: ignore[attr-defined]
+
+    @property
+    def status(self) -> str:
+        """One of ok, refused, unparseable, failed (docs/design.md)."""
+        if self.error is not None:  # type: ignore[attr-defined]
+            return "failed"
+        if self.refused:  # type: ignore[attr-defined]
+            return "refused"
+        return "ok" if self._answered() else "unparseable"
+
+
 @dataclass(frozen=True)
 class Probe:
     """One masked probe: a template filled with one social group."""
@@ -67,7 +91,7 @@ class Answer:
 
 
 @dataclass(frozen=True)
-class Completion:
+class Completion(StoredRecord):
     """One line of completions.jsonl: a probe, the model's answer, and how it went."""
 
     probe_id: str
@@ -88,18 +112,8 @@ class Completion:
     response: dict[str, Any] | None = None  # the provider's answered model, system_fingerprint
     logprobs: dict[str, Any] | None = None  # chat: the reply tokens' logprobs (backends/chat_logprobs.py)
 
-    @property
-    def key(self) -> tuple[str, int]:
-        return (self.probe_id, self.sample)
-
-    @property
-    def status(self) -> str:
-        """One of ok, refused, unparseable, failed (docs/design.md)."""
-        if self.error is not None:
-            return "failed"
-        if self.refused:
-            return "refused"
-        return "ok" if self.words else "unparseable"
+    def _answered(self) -> bool:
+        return bool(self.words)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)

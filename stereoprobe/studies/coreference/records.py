@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from stereoprobe.records import StoredRecord
 from stereoprobe.studies.coreference.answers import ANSWERS
 from stereoprobe.studies.coreference.probes import CorefProbe
 
@@ -28,7 +29,7 @@ _PROBE_FIELDS = ("probe_id", "triple_id", "cluster", "template", "profession_a",
 
 
 @dataclass(frozen=True)
-class CorefRecord:
+class CorefRecord(StoredRecord):
     """One line of a coreference run's completions.jsonl."""
 
     probe_id: str
@@ -67,17 +68,8 @@ class CorefRecord:
         """The probe this record answers (without ``continuations`` and ``shared``)."""
         return CorefProbe(**{f: getattr(self, f) for f in _PROBE_FIELDS})
 
-    @property
-    def key(self) -> tuple[str, int]:
-        return (self.probe_id, self.sample)
-
-    @property
-    def status(self) -> str:
-        if self.error is not None:
-            return "failed"
-        if self.refused:
-            return "refused"
-        return "unparseable" if self.answer == "U" else "ok"
+    def _answered(self) -> bool:
+        return self.answer != "U"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

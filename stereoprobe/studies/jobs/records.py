@@ -22,6 +22,8 @@ import hashlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from stereoprobe.records import StoredRecord
+
 GENDERS = ("male", "female", "diverse")
 KINDS = ("gender", "story")
 SETTINGS = ("without dialogue", "with dialogue")
@@ -60,7 +62,7 @@ class JobProbe:
 
 
 @dataclass(frozen=True)
-class JobAnswer:
+class JobAnswer(StoredRecord):
     """One line of a jobs run's completions.jsonl."""
 
     probe_id: str
@@ -85,20 +87,11 @@ class JobAnswer:
     usage: dict[str, Any] | None = None
     response: dict[str, Any] | None = None
 
-    @property
-    def key(self) -> tuple[str, int]:
-        return (self.probe_id, self.sample)
-
-    @property
-    def status(self) -> str:
-        """ok, refused, unparseable (nothing to score: no expression or name found), failed."""
-        if self.error is not None:
-            return "failed"
-        if self.refused:
-            return "refused"
+    def _answered(self) -> bool:
+        """Story probes: a name found; the others: some probability on a gender's expressions."""
         if self.kind == "story":
-            return "ok" if self.names else "unparseable"
-        return "ok" if self.mass and sum(self.mass.values()) > 0 else "unparseable"
+            return bool(self.names)
+        return bool(self.mass) and sum(self.mass.values()) > 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
