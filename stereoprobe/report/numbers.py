@@ -61,6 +61,18 @@ class Share:
         return TOO_FEW if self.too_few else ("–" if _nan(self.value) else pct0(self.value))
 
 
+def number(x: object, fmt: str = "{:.1f}") -> str:
+    """``x`` formatted, or an en dash where it is missing or not a number.
+
+    >>> number(12.345), number(float("nan")), number(None), number("x"), number(3, "{:.0f}")
+    ('12.3', '–', '–', '–', '3')
+    """
+    try:
+        value = float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return "–"
+    return "–" if math.isnan(value) else fmt.format(value)
+
 def whole(value: float) -> str:
     """Round half up to a whole number (the same rule for shares and bounds).
 

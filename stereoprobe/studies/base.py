@@ -145,6 +145,31 @@ def read_run(run_dir: str | Path, study: str, record: type) -> tuple[Any, list]:
                         "as such.")
     return manifest, read_completions(run, record)
 
+def read_scores(run_dir: str | Path, study: str, tables: Sequence[str], dtype: Mapping[str, Any] | None = None,
+                ) -> dict[str, Any]:
+    """What ``stereoprobe score`` wrote for a study (``RUN_DIR/<study>/``): ``meta`` (its
+    meta.json) and each of ``tables`` as a DataFrame (empty where the CSV has no rows); a
+    run not scored yet, or a missing table, is refused in one line."""
+    import json
+
+    import pandas as pd
+
+    from stereoprobe.errors import DataError
+
+    run = Path(run_dir)
+    folder = run / study
+    if not (folder / "meta.json").is_file():
+        raise DataError(f"{run}: no {study}/ scores; run `stereoprobe score {run}` first.")
+    out: dict[str, Any] = {"meta": json.loads((folder / "meta.json").read_text(encoding="utf-8"))}
+    for name in tables:
+        try:
+            out[name] = pd.read_csv(folder / f"{name}.csv", keep_default_na=False, na_values=[""], dtype=dtype)
+        except pd.errors.EmptyDataError:
+            out[name] = pd.DataFrame()
+        except FileNotFoundError:
+            raise DataError(f"{folder}: {name}.csv is missing; run `stereoprobe score {run}` again.") from None
+    return out
+
 
 def check_flags(study: Study, command: str, given: Sequence[str]) -> None:
     """Refuse, in one line, an option of ``command`` that ``study`` does not use.

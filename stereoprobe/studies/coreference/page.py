@@ -11,12 +11,12 @@ triple, one click from Table 3. Nothing is recomputed: every number comes from
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.errors import DataError
 from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
+from stereoprobe.report.numbers import number
+from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.coreference.score import TABLES
 
 MARIN = ("Marin & Eger (2024), “Towards evaluating profession-based gender bias in ChatGPT and its impact on "
@@ -46,40 +46,19 @@ NOTE = (
 
 
 def _read(run: Path) -> dict[str, Any]:
-    import pandas as pd
-
-    folder = run / "coreference"
-    if not (folder / "meta.json").is_file():
-        raise DataError(f"{run}: no coreference/ scores; run `stereoprobe score {run}` first.")
-    out: dict[str, Any] = {"meta": json.loads((folder / "meta.json").read_text(encoding="utf-8"))}
-    for name in TABLES:
-        try:
-            out[name] = pd.read_csv(folder / f"{name}.csv", keep_default_na=False, na_values=[""])
-        except pd.errors.EmptyDataError:
-            out[name] = pd.DataFrame()
-        except FileNotFoundError:
-            raise DataError(f"{folder}: {name}.csv is missing; run `stereoprobe score {run}` again.") from None
-    return out
-
-
-def _num(x: Any, fmt: str = "{:.1f}") -> str:
-    try:
-        value = float(x)
-    except (TypeError, ValueError):
-        return "–"
-    return "–" if math.isnan(value) else fmt.format(value)
+    return read_scores(run, "coreference", TABLES)
 
 
 def _pct(r: Any, m: str) -> str:
     """``12.3% (8.1 to 17.0)`` for the columns m_pct, m_low, m_high of a row."""
-    text = _num(r.get(f"{m}_pct"), "{:.1f}%")
-    if _num(r.get(f"{m}_low")) != "–":
-        text += f" ({_num(r.get(f'{m}_low'))} to {_num(r.get(f'{m}_high'))})"
+    text = number(r.get(f"{m}_pct"), "{:.1f}%")
+    if number(r.get(f"{m}_low")) != "–":
+        text += f" ({number(r.get(f'{m}_low'))} to {number(r.get(f'{m}_high'))})"
     return text
 
 
 def _q(q: Any) -> str:
-    return _num(q, "{:.2g}")
+    return number(q, "{:.2g}")
 
 
 def prefix_label(d: int) -> str:
@@ -135,14 +114,14 @@ def key_findings(t: dict[str, Any], d: int) -> list[str]:
     wb = _sel(t["winobias"], d)
     parts = []
     for r in wb.to_dict("records"):
-        if _num(r.get("gap")) == "–":
+        if number(r.get("gap")) == "–":
             continue
-        clear = _num(r.get("q")) != "–" and float(r["q"]) < 0.05
+        clear = number(r.get("q")) != "–" and float(r["q"]) < 0.05
         verdict = ("more often right when the pronoun fits the stereotype" if clear and r["gap"] > 0 else
                    "more often right when it does not" if clear else "no clear difference")
-        parts.append(f"with {r['pronoun']}, {_num(r['pro_pct'], '{:.0f}%')} right on pro- and "
-                     f"{_num(r['anti_pct'], '{:.0f}%')} on anti-stereotypical prompts (gap {_num(r['gap'], '{:+.1f}')}"
-                     f" points, {_num(r['gap_low'], '{:+.1f}')} to {_num(r['gap_high'], '{:+.1f}')}, q = {_q(r['q'])}: "
+        parts.append(f"with {r['pronoun']}, {number(r['pro_pct'], '{:.0f}%')} right on pro- and "
+                     f"{number(r['anti_pct'], '{:.0f}%')} on anti-stereotypical prompts (gap {number(r['gap'], '{:+.1f}')}"
+                     f" points, {number(r['gap_low'], '{:+.1f}')} to {number(r['gap_high'], '{:+.1f}')}, q = {_q(r['q'])}: "
                      f"{verdict})")
     if parts:
         out.append("Stereotype: " + "; ".join(parts) + ".")
@@ -152,8 +131,8 @@ def key_findings(t: dict[str, Any], d: int) -> list[str]:
                    "genders): the stereotype measures (pro/anti accuracy, separation, sufficiency) need such pairs.")
     elif len(ff):
         fails = [r for r in ff.to_dict("records") if r["passes"] is False or str(r["passes"]) == "False"]
-        unusual = [r for r in ff.to_dict("records") if _num(r.get("p")) != "–" and float(r["p"]) < 0.05]
-        names = lambda rows: ", ".join(f"{r['rate'].upper()} ({_num(r['ratio'], '{:.2f}')})" for r in rows)  # noqa: E731
+        unusual = [r for r in ff.to_dict("records") if number(r.get("p")) != "–" and float(r["p"]) < 0.05]
+        names = lambda rows: ", ".join(f"{r['rate'].upper()} ({number(r['ratio'], '{:.2f}')})" for r in rows)  # noqa: E731
         out.append(f"Separation and sufficiency ({STERLIE.split(' (')[0]}): {len(fails)} of the 4 error rates fail the "
                    f"four-fifths rule across pronouns{': ' + names(fails) if fails else ''}; {len(unusual)} "
                    f"{'is' if len(unusual) == 1 else 'are'} lower than shuffling the answers among the pronouns gives "
@@ -167,7 +146,7 @@ def key_findings(t: dict[str, Any], d: int) -> list[str]:
     if len(px):
         sel = px[(px.measure.isin(["incorrect", "inconsistent"])) & (px.template == "Overall")]
         for dd, rows in sel.groupby("debias"):
-            bits = [f"{r.measure} {r.difference:+.1f} points ({_num(r.low, '{:+.1f}')} to {_num(r.high, '{:+.1f}')}, "
+            bits = [f"{r.measure} {r.difference:+.1f} points ({number(r.low, '{:+.1f}')} to {number(r.high, '{:+.1f}')}, "
                     f"q = {_q(r.q)})" for r in rows.itertuples()]
             out.append(f"Debiasing prefix {int(dd)} against none: " + "; ".join(bits) + ".")
     return out
@@ -182,11 +161,11 @@ def _cells(r: dict, columns: list[tuple[str, str]]) -> str:
         elif kind in ("p", "q"):
             out.append(f'<td class="num">{_q(v)}</td>')
         elif kind == "num":
-            out.append(f'<td class="num">{_num(v)}</td>')
+            out.append(f'<td class="num">{number(v)}</td>')
         elif kind == "ratio":
-            out.append(f'<td class="num">{_num(v, "{:.2f}")}</td>')
+            out.append(f'<td class="num">{number(v, "{:.2f}")}</td>')
         elif kind == "int":
-            out.append(f'<td class="num">{_num(v, "{:.0f}")}</td>')
+            out.append(f'<td class="num">{number(v, "{:.0f}")}</td>')
         else:
             out.append(f"<td>{esc(v)}</td>")
     return "".join(out)
@@ -253,7 +232,7 @@ def _sections(t: dict[str, Any], d: int) -> list[str]:
     ff = _sel(t["four_fifths"], d)
     if len(ff):
         ff = ff.assign(rate=ff.rate.str.upper(), verdict=[
-            ("below chance's 5th percentile" if _num(r.p) != "–" and r.p < 0.05 else "within what chance gives")
+            ("below chance's 5th percentile" if number(r.p) != "–" and r.p < 0.05 else "within what chance gives")
             for r in ff.itertuples()], passes=[("yes" if str(p) == "True" else "no" if str(p) == "False" else "–")
                                                for p in ff.passes])
         body.append(_table(ff, [("rate", "rate", ""), ("lowest", "lowest", ""), ("highest", "highest", ""),

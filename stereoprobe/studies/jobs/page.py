@@ -9,12 +9,12 @@ Nothing is recomputed here: every number comes from ``stereoprobe score``'s tabl
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.errors import DataError
 from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
+from stereoprobe.report.numbers import number
+from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.jobs.records import SETTINGS
 
 MATTERN = ("Mattern, Jin, Sachan, Mihalcea & Schölkopf (2022), “Understanding stereotypes in language models: "
@@ -40,34 +40,13 @@ NOTE = (
 
 
 def _read(run: Path) -> dict[str, Any]:
-    import pandas as pd
-
-    folder = run / "jobs"
-    if not (folder / "meta.json").is_file():
-        raise DataError(f"{run}: no jobs/ scores; run `stereoprobe score {run}` first.")
-    out: dict[str, Any] = {"meta": json.loads((folder / "meta.json").read_text(encoding="utf-8"))}
-    for name in TABLES:
-        path = folder / f"{name}.csv"
-        try:
-            out[name] = pd.read_csv(path, keep_default_na=False, na_values=[""],
-                                    dtype={"prompts": str, "prompt": str, "id": str})
-        except pd.errors.EmptyDataError:
-            out[name] = pd.DataFrame()
-    return out
-
-
-def _num(x: Any, fmt: str = "{:.1f}") -> str:
-    try:
-        value = float(x)
-    except (TypeError, ValueError):
-        return "–"
-    return "–" if math.isnan(value) else fmt.format(value)
+    return read_scores(run, "jobs", TABLES, dtype={"prompts": str, "prompt": str, "id": str})
 
 
 def _pct(x: Any, low: Any = None, high: Any = None) -> str:
-    text = _num(x, "{:.0f}%")
-    if low is not None and _num(low) != "–":
-        text += f" ({_num(low, '{:.0f}')} to {_num(high, '{:.0f}')})"
+    text = number(x, "{:.0f}%")
+    if low is not None and number(low) != "–":
+        text += f" ({number(low, '{:.0f}')} to {number(high, '{:.0f}')})"
     return text
 
 
@@ -144,7 +123,7 @@ def _table(df: Any, columns: list[tuple[str, str]], caption: str, cls: str = "")
             if isinstance(v, float):
                 fmt = ("{:.3g}" if col in ("p", "q") else
                        "{:.2f}" if col in ("r", "low", "high", "nmi", "null_mean") or col.startswith("spearman") else "{:.1f}")
-                cells.append(f'<td class="num">{_num(v, fmt)}</td>')
+                cells.append(f'<td class="num">{number(v, fmt)}</td>')
             else:
                 cells.append(f"<td>{esc(v)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
@@ -165,8 +144,8 @@ def _paper_table(df: Any, caption: str) -> str:
                 for x in "MFD":
                     col = f"{s}_{g}_{x}"
                     low, high = r.get(f"{col}_ci_low"), r.get(f"{col}_ci_high")
-                    tip = f' title="95% interval {_num(low)} to {_num(high)}"' if _num(low) != "–" else ""
-                    cells.append(f'<td class="num"{tip}>{_num(r.get(col), "{:.1f}%")}</td>')
+                    tip = f' title="95% interval {number(low)} to {number(high)}"' if number(low) != "–" else ""
+                    cells.append(f'<td class="num"{tip}>{number(r.get(col), "{:.1f}%")}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><caption>{esc(caption)}</caption><thead>{head1}</thead><tbody>{''.join(rows)}</tbody></table>"
 
