@@ -131,10 +131,14 @@ def test_prompts_evaluated_together_get_the_numbers_they_get_alone(scorer):
     # Hold both contexts, queue the prompts, then give the contexts back: the callers that
     # take them evaluate the queued prompts in batches (sequences of several prompts in
     # one decode), and each prompt's numbers are, to the last bit, the ones it gets alone.
+    # The three prompt-1 asks need 3 x 8 rows together: more than one decode returns.
+    from stereoprobe.backends.scoring import MAX_ROWS
+
     jobs = ["nurse", "plumber", "teacher", "pilot", "baker", "dentist"]
     texts = [f"Q: Talk about the last time you met a {j}. A: I recently met a {j}." for j in jobs]
     shared = ("Q:", "Q: Talk about the last time you met")
-    asks = [(t, [" He", " She", " They"], shared) for t in texts] + [(NURSE_1, EXPRESSIONS_1, ("Q:",))]
+    explicit = [NURSE_1.replace("nurse", j) for j in ("nurse", "pilot", "baker")]
+    asks = [(t, [" He", " She", " They"], shared) for t in texts] + [(t, EXPRESSIONS_1, ("Q:",)) for t in explicit]
     alone = [scorer.logprobs(t, c, shared=sh) for t, c, sh in asks]
     sizes = []
     run = scorer._run
@@ -167,7 +171,11 @@ def test_prompts_evaluated_together_get_the_numbers_they_get_alone(scorer):
             t.join(600)
         scorer._run = run
     assert together == alone
-    assert sorted(sizes) == [1, len(texts)]  # the six prompts with one start together, NURSE_1 alone
+    assert sorted(sizes) == [len(explicit), len(texts)]  # the prompts with one start together
+    ids = scorer.tokenize(NURSE_1)
+    inner = {tuple(full[len(ids):len(full) - 1 - k]) for c in EXPRESSIONS_1 for full in [scorer.tokenize(NURSE_1 + c)]
+             for k in range(len(full) - len(ids) - 1)}
+    assert len(explicit) * (1 + len(inner)) > MAX_ROWS
 
 
 class _FakeContext:
@@ -205,6 +213,8 @@ def test_a_row_is_the_full_float64_log_softmax_bit_for_bit():
     row = Row(logits)
     tokens = [0, 5, 77_777, 262_143, int(np.argmax(logits))]
     assert [row[t] for t in tokens] == [full[t] for t in tokens]
+    in_scratch = Row(logits, np.full(262_144, np.nan))
+    assert in_scratch.lse == row.lse and in_scratch[77_777] == full[77_777]
     assert np.array_equal(row.probs(), np.exp(full))
     mask = np.arange(262_144) % 3 == 0
     assert row.probs(mask).sum() == np.exp(full[mask]).sum()

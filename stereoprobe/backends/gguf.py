@@ -186,12 +186,14 @@ class Row:
 
     __slots__ = ("logits", "lse")
 
-    def __init__(self, logits: Any) -> None:
+    def __init__(self, logits: Any, scratch: Any = None) -> None:
+        """``scratch``: a float64 array as long as ``logits`` to compute in (its contents
+        are overwritten; one per thread), else a new one."""
         import numpy as np
 
         self.logits = logits  # float32, owned (llama.cpp's buffer is reused by the next decode)
         top = np.float64(logits.max())
-        shifted = np.subtract(logits, top, dtype=np.float64)
+        shifted = np.subtract(logits, top, dtype=np.float64, out=scratch)
         np.exp(shifted, out=shifted)
         self.lse = top + np.log(shifted.sum())
 
@@ -231,10 +233,11 @@ def batch_independent_kernels() -> None:
     about 6e-8 tiled, 2e-7 row by row, measured on this model's 27 Q4_K products), but the
     network's activation quantization amplifies the difference to up to 0.5 in a
     log-probability. With the switch off, every decode of up to 63 tokens gives the
-    logits of decoding one token at a time, bit for bit. Weights in the extra (repacked)
-    buffers never take the tiled path, so the next-word backend is not affected. The
-    scorer checks the result (``scoring.exact_chunk``): the switch is read once per
-    process, so a decode made before it was set keeps the tiled kernel.
+    logits of decoding one token at a time, bit for bit. The switch is read once per
+    process, at its first decode: a decode made before it was set keeps the tiled kernel
+    (the scorer checks, ``exact_chunk``), and every later decode in the process, of any
+    model whose weights are in the plain buffer, goes without it. Weights in the extra
+    (repacked) buffers do not take the tiled path either way.
     """
     os.environ.setdefault(TILED_MM_SWITCH, "0")
 

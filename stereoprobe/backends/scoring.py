@@ -26,6 +26,12 @@ the prompt's text: see ``exact_chunk``):
   matmul off (``gguf.batch_independent_kernels``); a check at load (``exact_chunk``)
   confirms that such decodes give the logits of a token-by-token evaluation bit for bit,
   and falls back to decodes of ``SAFE_CHUNK`` (7) tokens, or of one, where they do not.
+  A decode returns at most ``MAX_ROWS`` (16) logits rows (memory).
+- Several callers: a caller that finds a worker's context free evaluates the oldest
+  waiting prompt together with the waiting ones that share its start, each in its own
+  sequences (a token's row depends only on its own sequence's cells), for every caller
+  whose prompt it took; ``logprobs`` keeps of each row only the log-probabilities of
+  the tokens its continuations need.
 - After each prompt every cell past the kept shared starts is removed, so the next
   prompt finds the context in the same state.
 
@@ -73,6 +79,10 @@ N_CTX = 512
 #: BATCH_TOKENS tokens at most, so both workers find prompts waiting.
 ASKS_PER_WORKER = 8
 BATCH_TOKENS = 2 * MAX_CHUNK
+#: The most logits rows one decode returns: llama.cpp writes each row (1 MB) into the
+#: context's output buffer and its compute buffer, so the pages a worker touches, and
+#: the process's memory, grow with this (63 rows: about 100 MB more for two workers).
+MAX_ROWS = 16
 _EXACT_CHUNKS: dict[str, int] = {}  # model file -> exact_chunk's answer in this process
 
 
@@ -114,7 +124,8 @@ class _Ask:
     caller that evaluates it fills ``rows`` (and ``top``), or ``error``."""
 
     def __init__(self, ids: list[int], stack: list[list[int]], inner: list[tuple[int, ...]], *, top_k: int = 0,
-                 ends_for: int = 0, skip: Any = None, n_ctx: int = N_CTX) -> None:
+                 ends_for: int = 0, skip: Any = None, n_ctx: int = N_CTX,
+                 wanted: dict[tuple[int, ...], set[int]] | None = None) -> None:
         self.ids, self.stack, self.inner = ids, stack, inner
         self.top_k, self.ends_for, self.skip = top_k, ends_for if top_k else 0, skip
         self.key = tuple(tuple(segment) for segment in stack)
@@ -122,7 +133,8 @@ class _Ask:
         self.sequences = 1 + len(inner) + self.ends_for  # its root, one per trie node, one per word end
         self.cells = len(ids) - self.base + len(inner) + self.ends_for  # KV cells it adds
         self.root = 0
-        self.rows: dict[tuple[int, ...], Row] = {}
+        self.wanted = wanted  # per node, the tokens whose log P is kept (None: the whole row)
+        self.rows: dict[tuple[int, ...], Any] = {}  # per node, its Row, or {token: log P} of the wanted
         self.top: list[tuple[str, float, float | None]] = []
         self.error: BaseException | None = None
         self.done = False
@@ -162,6 +174,7 @@ class EmbeddedScorer:
         self._weights: Any = None  # the llama_model pointer
         self._continues: Any = None  # bool per token: it goes on with the word before it
         self._chunk = SAFE_CHUNK  # tokens per decode (exact_chunk's answer, at load)
+        self._scratch: dict[int, Any] = {}  # per context: float64 room for Row's normaliser
 
     # -- describing -------------------------------------------------------------------
     @property
@@ -281,7 +294,11 @@ class EmbeddedScorer:
         ids, stack = self._prepare(prompt, shared)
         paths = [tuple(continuation_tokens(ids, self.tokenize(prompt + c), c)) for c in continuations]
         inner = sorted({p[:k] for p in paths for k in range(1, len(p))}, key=lambda n: (len(n), n))
-        return combine(self._serve(_Ask(ids, stack, inner, n_ctx=self.n_ctx)).rows, paths)
+        wanted: dict[tuple[int, ...], set[int]] = {}
+        for p in paths:
+            for k, token in enumerate(p):
+                wanted.setdefault(p[:k], set()).add(token)
+        return combine(self._serve(_Ask(ids, stack, inner, n_ctx=self.n_ctx, wanted=wanted)).rows, paths)
 
     def next_tokens(self, prompt: str, k: int, ends_for: int = 0, shared: Sequence[str] = (),
                     skip: Any = None) -> list[tuple[str, float, float | None]]:
@@ -370,14 +387,23 @@ class EmbeddedScorer:
             context.segment = stack[:level + 1]
 
     def _decode(self, entries: list[tuple[int, int, Any, bool]], context: _Context) -> list[Row]:
-        """Decode ``entries`` in chunks of ``self._chunk`` tokens; the rows of the entries
-        that ask for logits, in order."""
+        """Decode ``entries`` in order, at most ``self._chunk`` tokens and ``MAX_ROWS``
+        logits rows per decode; the rows of the entries that ask for logits, in order."""
+        import numpy as np
+
         rows = []
         n_vocab = self._llm.n_vocab()
-        for first in range(0, len(entries), self._chunk):
-            chunk = entries[first:first + self._chunk]
+        scratch = self._scratch.setdefault(id(context), np.empty(n_vocab, dtype=np.float64))
+        first = 0
+        while first < len(entries):
+            chunk: list[tuple[int, int, Any, bool]] = []
+            for entry in entries[first:first + self._chunk]:
+                if entry[3] and sum(e[3] for e in chunk) == MAX_ROWS:
+                    break
+                chunk.append(entry)
             context.decode(chunk)
-            rows += [Row(context.logits(i, n_vocab, "float32")) for i, e in enumerate(chunk) if e[3]]
+            rows += [Row(context.logits(i, n_vocab, "float32"), scratch) for i, e in enumerate(chunk) if e[3]]
+            first += len(chunk)
         return rows
 
     def _evaluate(self, context: _Context, batch: list[_Ask]) -> None:
@@ -411,7 +437,7 @@ class EmbeddedScorer:
         keyed.sort(key=lambda k: k[0])
         owners = [owner for _, entry, owner in keyed if entry[3]]
         for (ask, node), row in zip(owners, self._decode([entry for _, entry, _ in keyed], context)):
-            ask.rows[node] = row
+            ask.rows[node] = row if ask.wanted is None else {t: row[t] for t in ask.wanted[node]}
         if any(ask.top_k for ask in batch):
             self._word_ends(context, [ask for ask in batch if ask.top_k])
 
