@@ -80,8 +80,9 @@ N_CTX = 512
 ASKS_PER_WORKER = 8
 BATCH_TOKENS = 2 * MAX_CHUNK
 #: The most logits rows one decode returns: llama.cpp writes each row (1 MB) into the
-#: context's output buffer and its compute buffer, so the pages a worker touches, and
-#: the process's memory, grow with this (63 rows: about 100 MB more for two workers).
+#: context's output buffer and its compute buffer, so the pages a worker touches grow
+#: with this (16 callers asking prompt 1 at once grew the process by 110 MB with 63
+#: rows per decode, 61 MB with 16 and Row's scratch; docs/jobs.md, Speed).
 MAX_ROWS = 16
 _EXACT_CHUNKS: dict[str, int] = {}  # model file -> exact_chunk's answer in this process
 
