@@ -112,12 +112,13 @@ class _Context:
             self.reset()
             raise BackendError(f"llama_decode failed (code {code})")
 
-    def logits(self, index: int, n_vocab: int, dtype: str = "float64") -> Any:
-        """The logits of the ``index``-th output of the last decode (a copy, float64 unless asked)."""
+    def logits(self, index: int, n_vocab: int, dtype: str = "float64", copy: bool = True) -> Any:
+        """The logits of the ``index``-th output of the last decode (a copy, float64 unless
+        asked; ``copy=False`` with float32: llama.cpp's own buffer, valid until the next decode)."""
         import numpy as np
 
         pointer = self._lib.llama_get_logits_ith(self.ctx, index)
-        return np.ctypeslib.as_array(pointer, shape=(n_vocab,)).astype(dtype)
+        return np.ctypeslib.as_array(pointer, shape=(n_vocab,)).astype(dtype, copy=copy)
 
     def drop(self, seq: int, start: int = -1) -> None:
         self._lib.llama_memory_seq_rm(self.mem, seq, start, -1)

@@ -387,9 +387,12 @@ class EmbeddedScorer:
             self._decode([(t, start + j, 0, False) for j, t in enumerate(stack[level][start:])], context)
             context.segment = stack[:level + 1]
 
-    def _decode(self, entries: list[tuple[int, int, Any, bool]], context: _Context) -> list[Row]:
+    def _decode(self, entries: list[tuple[int, int, Any, bool]], context: _Context,
+                wants: Sequence[set[int] | None] = ()) -> list[Any]:
         """Decode ``entries`` in order, at most ``self._chunk`` tokens and ``MAX_ROWS``
-        logits rows per decode; the rows of the entries that ask for logits, in order."""
+        logits rows per decode; the rows of the entries that ask for logits, in order: a
+        ``Row``, or where ``wants`` (one per row) names tokens, {token: log P} of those
+        (read from llama.cpp's buffer, no copy of the row)."""
         import numpy as np
 
         rows = []
@@ -403,7 +406,10 @@ class EmbeddedScorer:
                     break
                 chunk.append(entry)
             context.decode(chunk)
-            rows += [Row(context.logits(i, n_vocab, "float32"), scratch) for i, e in enumerate(chunk) if e[3]]
+            for i in (i for i, e in enumerate(chunk) if e[3]):
+                want = wants[len(rows)] if wants else None
+                row = Row(context.logits(i, n_vocab, "float32", copy=want is None), scratch)
+                rows.append(row if want is None else {t: row[t] for t in want})
             first += len(chunk)
         return rows
 
@@ -437,8 +443,9 @@ class EmbeddedScorer:
             root += ask.sequences
         keyed.sort(key=lambda k: k[0])
         owners = [owner for _, entry, owner in keyed if entry[3]]
-        for (ask, node), row in zip(owners, self._decode([entry for _, entry, _ in keyed], context)):
-            ask.rows[node] = row if ask.wanted is None else {t: row[t] for t in ask.wanted[node]}
+        wants = [None if ask.wanted is None else ask.wanted[node] for ask, node in owners]
+        for (ask, node), row in zip(owners, self._decode([entry for _, entry, _ in keyed], context, wants)):
+            ask.rows[node] = row
         if any(ask.top_k for ask in batch):
             self._word_ends(context, [ask for ask in batch if ask.top_k])
 
