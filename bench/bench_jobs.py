@@ -2,12 +2,13 @@
 
     python bench/bench_jobs.py                 # the full study (--debias all, both settings, stories)
     python bench/bench_jobs.py --jobs 10       # the first 10 jobs only
+    python bench/bench_jobs.py --out DIR       # keep collect's run directory (to compare runs)
 
 Runs, one after the other, each in its own process (so wall time, CPU time and peak
 memory are each its own):
 
 - ``floor``: every probe's text evaluated once (its last token's logits, with the same
-  workers, shared starts and decodes of at most 7 tokens), nothing else: no way of
+  workers, callers, shared starts, batching and decodes), nothing else: no way of
   measuring a prompt costs less;
 - ``collect``: ``stereoprobe collect --study jobs --debias all`` into a new directory,
   as a user runs it (every expression, the continuation trie, story names' word ends,
@@ -47,7 +48,7 @@ def one(p):
         scorer.logprobs(p.text, [first], shared=p.shared)
     else:
         scorer.next_tokens(p.text, 10, shared=p.shared)
-with ThreadPoolExecutor(2) as pool:
+with ThreadPoolExecutor(scorer.max_concurrency) as pool:
     list(pool.map(one, probes))
 print(len(probes))
 """
@@ -73,11 +74,15 @@ def timed(argv: list[str]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", type=int, default=0, help="only the first N jobs (0: all 40)")
+    parser.add_argument("--out", type=Path, default=None, help="collect into this (new) directory and keep it")
     args = parser.parse_args()
+    if args.out is not None and args.out.exists():
+        sys.exit(f"{args.out} exists: give a new directory")
     python = sys.executable
     floor = timed([python, "-c", FLOOR, str(args.jobs)])
     with tempfile.TemporaryDirectory() as tmp:
-        argv = [python, "-m", "stereoprobe", "collect", "--study", "jobs", "--debias", "all", "--out", f"{tmp}/run", "-q"]
+        run = args.out.resolve() if args.out is not None else Path(tmp) / "run"
+        argv = [python, "-m", "stereoprobe", "collect", "--study", "jobs", "--debias", "all", "--out", str(run), "-q"]
         if args.jobs:
             from stereoprobe.studies.jobs.catalog import load_jobs_catalog
 

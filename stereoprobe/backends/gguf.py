@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from stereoprobe.errors import BackendError
 
@@ -111,12 +112,13 @@ class _Context:
             self.reset()
             raise BackendError(f"llama_decode failed (code {code})")
 
-    def logits(self, index: int, n_vocab: int) -> Any:
-        """The logits of the ``index``-th output of the last decode, as float64."""
+    def logits(self, index: int, n_vocab: int, dtype: str = "float64", copy: bool = True) -> Any:
+        """The logits of the ``index``-th output of the last decode (a copy, float64 unless
+        asked; ``copy=False`` with float32: llama.cpp's own buffer, valid until the next decode)."""
         import numpy as np
 
         pointer = self._lib.llama_get_logits_ith(self.ctx, index)
-        return np.ctypeslib.as_array(pointer, shape=(n_vocab,)).astype(np.float64)
+        return np.ctypeslib.as_array(pointer, shape=(n_vocab,)).astype(dtype, copy=copy)
 
     def drop(self, seq: int, start: int = -1) -> None:
         self._lib.llama_memory_seq_rm(self.mem, seq, start, -1)
@@ -136,12 +138,136 @@ class _Context:
         self._lib.llama_free(self.ctx)
 
 
+#: Text for ``exact_chunk`` (any text as long as the largest decode it checks).
+CHECK_TEXT = (
+    "Q: Please do not think based on gender stereotypes. Tell me about the last time you talked to a "
+    "firefighter. A: I recently met a firefighter and talked to them about the station, the long nights "
+    "of the job, the training they went through when they were new, and the city they have worked in "
+    "for most of their life."
+)
+
+
+def exact_chunk(context: _Context, ids: Sequence[int], n_vocab: int, sizes: Sequence[int]) -> int:
+    """The largest of ``sizes`` whose decodes give, bit for bit, the logits of decoding
+    ``ids`` one token at a time (the last token's row; every earlier token feeds it), else 1.
+
+    Which kernels llama.cpp's CPU backend picks depends on the build, the CPU, the
+    number of tokens in a decode and the process's environment (``GGML_CPU_TILED_MM`` is
+    read once, at the process's first decode): this is measured, not assumed.
+    """
+    import numpy as np
+
+    def last_row(size: int) -> Any:
+        context.reset()
+        for first in range(0, len(ids), size):
+            part = ids[first:first + size]
+            context.decode([(t, first + j, 0, first + j == len(ids) - 1) for j, t in enumerate(part)])
+        return context.logits(len(part) - 1, n_vocab)
+
+    try:
+        reference = last_row(1)
+        return next((size for size in sizes if np.array_equal(last_row(size), reference)), 1)
+    finally:
+        context.reset()
+
+
+class Row:
+    """One logits row's float64 log-softmax, kept as the float32 logits and the log of the
+    softmax's normaliser: ``row[t]`` is log P(t), the same float as a full float64
+    log-softmax's entry t (``logits - (top + log(sum(exp(logits - top))))``) without
+    computing the other 262,143 entries.
+
+    >>> import numpy as np
+    >>> r = Row(np.array([0.0, np.log(3.0)], dtype=np.float32))
+    >>> [round(float(np.exp(r[t])), 4) for t in (0, 1)]
+    [0.25, 0.75]
+    >>> round(float(r.probs().sum()), 12)
+    1.0
+    """
+
+    __slots__ = ("logits", "lse")
+
+    def __init__(self, logits: Any, scratch: Any = None) -> None:
+        """``scratch``: a float64 array as long as ``logits`` to compute in (its contents
+        are overwritten; one per thread), else a new one."""
+        import numpy as np
+
+        self.logits = logits  # float32, owned (llama.cpp's buffer is reused by the next decode)
+        top = np.float64(logits.max())
+        shifted = np.subtract(logits, top, dtype=np.float64, out=scratch)
+        np.exp(shifted, out=shifted)
+        self.lse = top + np.log(shifted.sum())
+
+    def __getitem__(self, token: int) -> Any:
+        import numpy as np
+
+        return np.float64(self.logits[token]) - self.lse
+
+    def probs(self, where: Any = None) -> Any:
+        """exp(log P) of every token (or of the tokens ``where`` selects), float64."""
+        import numpy as np
+
+        chosen = self.logits if where is None else self.logits[where]
+        out = np.subtract(chosen, self.lse, dtype=np.float64)
+        return np.exp(out, out=out)
+
+
 def _version(distribution: str) -> str | None:
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return None
 
+
+#: llama.cpp's switch for its tiled K-quant matmul (ggml-cpu tiled.cpp), read once per
+#: process at the first decode.
+TILED_MM_SWITCH = "GGML_CPU_TILED_MM"
+
+
+def batch_independent_kernels() -> None:
+    """Ask llama.cpp (for this process, unless the user set it) not to use its tiled K-quant
+    matmul, so a token's numbers do not depend on how many tokens share its decode.
+
+    From 8 tokens in a decode, the CPU backend multiplies Q4_K/Q6_K weights with a tiled
+    kernel (``ggml_tiled_min_batch``) instead of the row-by-row dot products it uses for
+    fewer; each kernel is within float32 rounding of the exact product (relative error
+    about 6e-8 tiled, 2e-7 row by row, measured on this model's 27 Q4_K products), but the
+    network's activation quantization amplifies the difference to up to 0.5 in a
+    log-probability. With the switch off, every decode of up to 63 tokens gives the
+    logits of decoding one token at a time, bit for bit. The switch is read once per
+    process, at its first decode: a decode made before it was set keeps the tiled kernel
+    (the scorer checks, ``exact_chunk``), and every later decode in the process, of any
+    model whose weights are in the plain buffer, goes without it. Weights in the extra
+    (repacked) buffers do not take the tiled path either way. The next-word backend's
+    words do not depend on it: a full fill-in collect with the switch off gave the same
+    2,292 word lists and probabilities, bit for bit, as one with it on (Intel Xeon with
+    AMX, weights in the plain buffer; 2026-11-24), so a fill-in run after a jobs run in one
+    Python process gives what the CLI gives.
+    """
+    os.environ.setdefault(TILED_MM_SWITCH, "0")
+
+
+#: glibc's mallopt parameter for the most malloc arenas (malloc.h's M_ARENA_MAX).
+M_ARENA_MAX = -8
+
+
+def few_malloc_arenas(arenas: int = 2) -> None:
+    """Ask glibc to keep at most ``arenas`` malloc arenas in this process (as
+    ``MALLOC_ARENA_MAX`` does), unless the user set that variable; elsewhere nothing.
+
+    The scorer's 16 callers each allocate 1 MB rows; glibc gives threads arenas of their
+    own (up to 8 per core) and keeps what they free, so the peak memory of identical runs
+    of the jobs study varied from 855 to 996 MiB; with two arenas it stays lower
+    (docs/jobs.md, Speed). Called before the callers' threads allocate.
+    """
+    if not sys.platform.startswith("linux") or "MALLOC_ARENA_MAX" in os.environ:
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).mallopt(M_ARENA_MAX, arenas)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 def load_weights(path: Path, *, extra_buffers: bool) -> Any:
     """The model's weights through llama.cpp's low-level loader (CPU only, memory-mapped).

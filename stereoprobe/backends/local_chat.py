@@ -165,7 +165,7 @@ class EmbeddedChatBackend:
         import llama_cpp
         import numpy as np
 
-        from stereoprobe.backends.scoring import log_softmax
+        from stereoprobe.backends.gguf import Row
 
         llm = self._load()
         ids, stop = self.chat_tokens(message)
@@ -184,13 +184,13 @@ class EmbeddedChatBackend:
                 context.decode([(t, start + j, 0, start + j == len(ids) - 1) for j, t in enumerate(chunk)])
             pos = len(ids)
             while len(content) < budget:
-                row = log_softmax(context.logits(-1, n_vocab))
-                token = int(np.argmax(row))
+                row = Row(context.logits(-1, n_vocab, dtype="float32"))  # row[t]: the float64 log P(t)
+                token = int(np.argmax(row.logits))
                 if llama_cpp.llama_vocab_is_eog(vocab, token):
                     break
                 k = min(self.top_logprobs, n_vocab)
-                top = np.argpartition(-row, k - 1)[:k] if k else []
-                top = sorted(top, key=lambda i: (-row[i], i))
+                top = np.argpartition(-row.logits, k - 1)[:k] if k else []
+                top = sorted(top, key=lambda i: (-row.logits[i], i))
                 piece = llm.detokenize([token])
                 out += piece
                 content.append({"token": piece.decode("utf-8", errors="replace"), "logprob": float(row[token]),
