@@ -274,6 +274,10 @@ class _Handler(BaseHTTPRequestHandler):
             text = biased_reply(message, fake.coreference_bias)
             if text is not None:
                 seen.outcome = "ok"
+                if fake.reply_logprobs and body.get("logprobs"):
+                    from coref_fake import answer_logprobs
+
+                    return self._complete(seen, text, logprobs=answer_logprobs(message, text))
                 return self._complete(seen, text)
         if fake.scoring is not None:
             text, logprobs = fake.scoring.chat(body)

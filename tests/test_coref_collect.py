@@ -5,7 +5,6 @@ refusals, reparse, resume, the lock, kill -9, and bad input (one line, exit 2, n
 from __future__ import annotations
 
 import html
-import html
 import json
 import math
 import os
@@ -18,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import REPO, TEST_KEY
-from coref_fake import is_flipped
+from coref_fake import NAMED, OTHER, is_flipped
 from fake_scoring import ScoringModel
 
 from stereoprobe.studies import get_study
@@ -145,6 +144,29 @@ def test_samples_are_asked_k_times_and_combined_by_majority(fake_openai, tmp_pat
     body = fake_openai.asked()[0].body
     assert body["temperature"] == 1 and body["messages"] == [{"role": "user", "content": fake_openai.asked()[0].message}]
 
+
+
+@pytest.mark.parametrize("logprobs", [False, True])
+def test_chat_replies_carry_each_professions_probability_where_logprobs_come(fake_openai, tmp_path, run_cli,
+                                                                             logprobs):
+    fake_openai.coreference_bias, fake_openai.reply_logprobs = BIAS, logprobs
+    out = tmp_path / "run"
+    assert collect(fake_openai, out, "--prompt", "late").exit_code == 0
+    assert fake_openai.asked()[0].body.get("logprobs") is True  # asked either way
+    got = records(out)
+    assert run_cli("score", out, "--bootstrap", "200").exit_code == 0
+    answers = table(out, "answers")
+    if not logprobs:  # nothing changes: no fields stored, empty columns
+        assert not any("p_a" in r or "logprobs" in r for r in got)
+        assert answers.p_a.isna().all() and answers.p_b.isna().all()
+        return
+    for r in got:  # the named profession 0.8, the other its alternative 0.15 (coref_fake.answer_logprobs)
+        named_a = r["raw"].startswith(f"The {r['profession_a']} ")
+        assert (r["p_a"], r["p_b"]) == ((near(NAMED), near(OTHER)) if named_a else (near(OTHER), near(NAMED)))
+        assert [e["token"] for e in r["logprobs"]["content"]][:2] == ["The", " " + r["profession_" + r["answer"].lower()]]
+    said_a = pd.Series([raw.startswith(f"The {a} ") for raw, a in zip(answers.raw, answers.profession_a)])
+    assert answers.p_a[said_a].round(6).eq(NAMED).all() and answers.p_b[said_a].round(6).eq(OTHER).all()
+    assert answers.p_a[~said_a].round(6).eq(OTHER).all() and said_a.any() and (~said_a).any()
 
 @pytest.mark.parametrize("refusal_field", [False, True])
 def test_refusals_are_recorded_and_counted(fake_openai, tmp_path, run_cli, refusal_field):

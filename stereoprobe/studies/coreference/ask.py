@@ -105,6 +105,12 @@ def _chat(backend: CorefBackend, probe: CorefProbe) -> dict[str, Any]:
     if answer.refused:  # the API's own refusal (message.refusal)
         return {"answer": "U", "refused": True, **about}
     parsed = parse_answer(answer.raw, probe.profession_a, probe.profession_b)
+    if answer.logprobs:  # the reply's probability of naming each profession, where it can be read
+        from stereoprobe.backends.chat_logprobs import option_probabilities
+
+        options = [f"The {probe.profession_a}", f"The {probe.profession_b}"]
+        p = option_probabilities(answer.logprobs, options) or {}
+        about.update(p_a=p.get(options[0]), p_b=p.get(options[1]), logprobs=answer.logprobs)
     return {"answer": parsed.answer, "refused": parsed.refused, **about}
 
 

@@ -58,6 +58,12 @@ class CorefRecord(StoredRecord):
     latency_s: float | None = None
     usage: dict[str, Any] | None = None
     response: dict[str, Any] | None = None
+    #: chat, where the endpoint returned reply logprobs: the probability that the reply names
+    #: A, and B, read where their names part (backends/chat_logprobs.option_probabilities;
+    #: None where it cannot be read), and the reply tokens' logprobs themselves
+    p_a: float | None = None
+    p_b: float | None = None
+    logprobs: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, probe: CorefProbe, sample: int, method: str, **answer: Any) -> "CorefRecord":
@@ -72,7 +78,11 @@ class CorefRecord(StoredRecord):
         return self.answer != "U"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        for name in ("p_a", "p_b", "logprobs"):  # only chat replies that came with logprobs carry them
+            if out[name] is None:
+                del out[name]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "CorefRecord":
@@ -93,7 +103,7 @@ class CorefRecord(StoredRecord):
 
 
 _OPTIONAL = {"answer", "refused", "raw", "logprob_a", "logprob_b", "error", "attempts", "latency_s", "usage",
-             "response"}
+             "response", "p_a", "p_b", "logprobs"}
 
 
 def _number(v: Any) -> bool:
@@ -123,6 +133,9 @@ _CHECKS: dict[str, Any] = {
     "latency_s": lambda v: v is None or _number(v),
     "usage": lambda v: v is None or isinstance(v, dict),
     "response": lambda v: v is None or isinstance(v, dict),
+    "p_a": lambda v: v is None or (_number(v) and 0 <= v <= 1),
+    "p_b": lambda v: v is None or (_number(v) and 0 <= v <= 1),
+    "logprobs": lambda v: v is None or isinstance(v, dict),
 }
 
 

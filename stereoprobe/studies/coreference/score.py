@@ -86,9 +86,17 @@ def combine(records: list) -> tuple[list, list, Any]:
         votes = " ".join(f"{a} {sum(r.answer == a for r in done)}" for a in "ABU") if len(done) > 1 else ""
         details.append({"probe_id": pid, "samples": len(done), "failed": len(recs) - len(done),
                         "agreement": agreement, "votes": votes, "raw": first.raw, "logprob_a": first.logprob_a,
-                        "logprob_b": first.logprob_b, "text": first.text})
-    columns = ["probe_id", "samples", "failed", "agreement", "votes", "raw", "logprob_a", "logprob_b", "text"]
+                        "logprob_b": first.logprob_b, "p_a": _mean([r.p_a for r in done]),
+                        "p_b": _mean([r.p_b for r in done]), "text": first.text})
+    columns = ["probe_id", "samples", "failed", "agreement", "votes", "raw", "logprob_a", "logprob_b", "p_a", "p_b",
+               "text"]
     return probes, answers, pd.DataFrame(details, columns=columns)
+
+
+def _mean(values: list) -> float | None:
+    """The mean of the samples' values that could be read (chat: ``p_a``, ``p_b``), else None."""
+    read = [v for v in values if v is not None]
+    return sum(read) / len(read) if read else None
 
 
 def _per_prefix(frame: Any, plan: Any, order: list[str], seed: int) -> dict[str, Any]:
