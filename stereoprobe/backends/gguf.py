@@ -76,6 +76,17 @@ def file_sha256(path: str) -> str:
     return digest.hexdigest()
 
 
+def vocabulary(path: Path, who: str = "The embedded model", **params: Any) -> Any:
+    """A vocabulary-only ``Llama`` for ``path`` (the tokenizer, and the context parameters
+    ``params`` every context starts from; the weights are loaded separately), with
+    llama.cpp printing its errors only; a missing llama-cpp-python is one line."""
+    try:
+        from llama_cpp import Llama
+    except ImportError:
+        raise BackendError(f"{who} needs llama-cpp-python: {INSTALL_HINT}") from None
+    _only_llama_errors()
+    return Llama(model_path=str(path), vocab_only=True, verbose=False, **params)
+
 class _Context:
     """One llama.cpp context with one thread; sequence 0 holds its last probe's tokens."""
 

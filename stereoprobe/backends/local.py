@@ -56,6 +56,7 @@ from stereoprobe.backends.gguf import (  # noqa: F401  (re-exported: bench/ and 
     _version,
     default_model,
     load_weights,
+    vocabulary,
 )
 from stereoprobe.backends.modelfile import amx_faults, model_identity
 from stereoprobe.backends.nextword import (
@@ -192,27 +193,13 @@ class LocalModelBackend:
         with self._lock:
             if self._llm is not None:
                 return self._llm
-            try:
-                from llama_cpp import Llama
-            except ImportError:
-                raise BackendError(f"The embedded model needs llama-cpp-python: {INSTALL_HINT}") from None
-            import numpy as np
-
-            _only_llama_errors()
             # The tokenizer from a vocabulary-only Llama (its context parameters are the
             # ones every context starts from); the weights loaded once, as Llama loads
             # them, except on CPUs with AMX (gguf.amx_faults).
-            llm = Llama(
-                model_path=str(self.model_path),
-                vocab_only=True,
-                n_ctx=16,
-                n_threads=1,
-                n_batch=1,
-                n_ubatch=1,
-                logits_all=False,
-                seed=self.seed,
-                verbose=False,
-            )
+            llm = vocabulary(self.model_path, n_ctx=16, n_threads=1, n_batch=1, n_ubatch=1, logits_all=False,
+                             seed=self.seed)
+            import numpy as np
+
             self._weights = load_weights(self.model_path, extra_buffers=not amx_faults())
             n_batch = CHUNK + 1
             params = llm.context_params

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from stereoprobe.backends.chat import DEFAULT_INSTRUCTION, render_instruction
-from stereoprobe.backends.gguf import INSTALL_HINT, _Context, _only_llama_errors, _version, load_weights
+from stereoprobe.backends.gguf import _Context, _version, load_weights, vocabulary
 from stereoprobe.backends.modelfile import amx_faults, model_identity
 from stereoprobe.errors import BackendError
 from stereoprobe.records import Answer, Probe
@@ -102,14 +102,10 @@ class EmbeddedChatBackend:
         with self._lock:
             if self._llm is not None:
                 return self._llm
-            try:
-                import llama_cpp
-                from llama_cpp import Llama
-                from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-            except ImportError:
-                raise BackendError(f"A model file needs llama-cpp-python: {INSTALL_HINT}") from None
-            _only_llama_errors()
-            llm = Llama(model_path=str(self.model_path), vocab_only=True, verbose=False)
+            llm = vocabulary(self.model_path, "A model file")
+            import llama_cpp
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
             template = llm.metadata.get("tokenizer.chat_template")
             if not template:
                 raise BackendError(f"{self.model_path.name} has no chat template: drop --mode chat.")

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from stereoprobe.backends.gguf import (
-    CHECK_TEXT, INSTALL_HINT, MODEL_NAME, MODEL_PACKAGE, Row, _Context, _only_llama_errors, _version,
+    CHECK_TEXT, INSTALL_HINT, MODEL_NAME, MODEL_PACKAGE, Row, _Context, _version, vocabulary,
     batch_independent_kernels, default_model, exact_chunk, few_malloc_arenas, load_weights,
 )
 from stereoprobe.backends.modelfile import model_identity
@@ -208,18 +208,13 @@ class EmbeddedScorer:
         with self._lock:
             if self._llm is not None:
                 return self._llm
-            try:
-                from llama_cpp import Llama
-            except ImportError:
-                raise BackendError(f"The embedded model needs llama-cpp-python: {INSTALL_HINT}") from None
-            import llama_cpp
-
             # The tokenizer from a vocabulary-only Llama; the weights in the plain CPU
             # buffer (gguf.load_weights says why), one context per worker.
-            _only_llama_errors()
+            llm = vocabulary(self.model_path)
+            import llama_cpp
+
             batch_independent_kernels()
             few_malloc_arenas()
-            llm = Llama(model_path=str(self.model_path), vocab_only=True, verbose=False)
             self._weights = load_weights(self.model_path, extra_buffers=False)
             params = llama_cpp.llama_context_default_params()
             params.n_ctx = self.n_ctx
