@@ -188,3 +188,14 @@ def test_a_study_run_is_named_after_its_model(study):
     assert s.run_dir({"model_file": "/m/SmolLM2-135M-Instruct.Q4_1.gguf"}) == \
         Path("runs") / f"{study}-smollm2-135m-instruct.q4_1"
     assert s.run_dir({"model_file": "/m/x.gguf", "out": "elsewhere"}) == Path("elsewhere")
+
+
+def test_without_llama_cpp_python_the_embedded_paths_say_what_to_install(monkeypatch, tmp_path):
+    import sys
+
+    from stereoprobe.backends.gguf import vocabulary
+    from stereoprobe.errors import BackendError
+
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # as if not installed: import raises ImportError
+    with pytest.raises(BackendError, match=r"^A model file needs llama-cpp-python: pip install 'stereoprobe\[local\]'$"):
+        vocabulary(tmp_path / "m.gguf", "A model file")
