@@ -7,10 +7,9 @@ and answer, and `score` + `report` of a 10,000-answer run.
 
 Runs, one after the other, each in its own process (wall, CPU and peak memory its own):
 
-- ``floor``: for every probe, the prompt and each of its two replies (" The <A>", " The <B>")
-  evaluated once: the prompt's tokens decoded once (with the same workers, shared starts
-  and decodes of at most 7 tokens), then each reply's tokens on top, the logits of its last
-  token only. No way of scoring both replies costs less;
+- ``floor``: for every probe, the prompt with each of its two replies (" The <A>", " The <B>")
+  evaluated once, as two separate asks of the same scorer (same workers, callers, shared
+  starts and decodes): one evaluation per prompt and answer, the issue's reference;
 - ``collect``: ``stereoprobe collect --study coreference`` on the same jobs into a new
   directory, as a user runs it (every reply token's probability, the store, the manifest);
 - ``read``: reading a 10,000-answer chat run's records (the reference for scoring);
@@ -43,17 +42,10 @@ from stereoprobe.backends.scoring import EmbeddedScorer
 from stereoprobe.studies.coreference.catalog import select
 probes, _ = select({"job": sys.argv[1:]})
 scorer = EmbeddedScorer(workers=2)
-scorer._load()
 def one(p):
-    prompt = scorer.tokenize(p.text)
-    _, stack = scorer._prepare(p.text, p.shared)
-    context = scorer._free.get()
-    try:
-        for reply in p.continuations:
-            scorer._evaluate(context, scorer.tokenize(p.text + reply), stack + [prompt], [])
-    finally:
-        scorer._release(context, 0)
-with ThreadPoolExecutor(2) as pool:
+    for reply in p.continuations:  # one evaluation per prompt and reply, as two separate asks
+        scorer.logprobs(p.text, [reply], shared=p.shared)
+with ThreadPoolExecutor(scorer.max_concurrency) as pool:
     list(pool.map(one, probes))
 print(len(probes))
 """
