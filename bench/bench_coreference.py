@@ -25,14 +25,11 @@ import argparse
 import json
 import os
 import platform
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from timing import ROOT, timed  # bench/timing.py (bench/ is on the path when run as a script)
 sys.path.insert(0, str(ROOT / "tests"))
 
 FLOOR = """
@@ -58,21 +55,6 @@ print(len(read_completions(sys.argv[1], CorefRecord)))
 """
 
 
-def load() -> float:
-    return os.getloadavg()[0]
-
-
-def timed(argv: list[str]) -> dict[str, float]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start_load, start = load(), time.perf_counter()
-    out = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
-    if out.returncode != 0:
-        sys.exit(out.stderr)
-    wall = time.perf_counter() - start
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (usage.ru_utime - before.ru_utime) + (usage.ru_stime - before.ru_stime)
-    return {"wall": wall, "cpu": cpu, "rss_mb": usage.ru_maxrss / 1024, "load_before": start_load,
-            "load_after": load(), "output": out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""}
 
 
 def jobs(k: int) -> list[str]:

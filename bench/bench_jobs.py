@@ -23,14 +23,11 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from timing import timed  # bench/timing.py (bench/ is on the path when run as a script)
 
 FLOOR = """
 import sys, time
@@ -54,21 +51,6 @@ print(len(probes))
 """
 
 
-def load() -> float:
-    return os.getloadavg()[0]
-
-
-def timed(argv: list[str]) -> dict[str, float]:
-    before_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start_load, start = load(), time.perf_counter()
-    out = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
-    if out.returncode != 0:
-        sys.exit(out.stderr)
-    wall = time.perf_counter() - start
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (usage.ru_utime - before_usage.ru_utime) + (usage.ru_stime - before_usage.ru_stime)
-    return {"wall": wall, "cpu": cpu, "rss_mb": usage.ru_maxrss / 1024, "load_before": start_load,
-            "load_after": load(), "output": out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""}
 
 
 def main() -> None:
