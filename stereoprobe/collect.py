@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import re
 import signal
@@ -186,37 +187,46 @@ def _unbind(store: RunStore, new_dir: bool) -> None:
 
 @contextlib.contextmanager
 def _ctrl_c_stops_the_run() -> Iterator[threading.Event]:
-    """Ctrl-C during a run sets the event this yields instead of raising KeyboardInterrupt
-    wherever the main thread happens to be (inside a write, the HTTP client's lock, the
-    `finally` that stores the last answers). The run sees it within 0.1 s, stops asking,
-    stores every answer received and puts its files in order; only then is the Ctrl-C
-    passed to the handler that was there before (Python's raises KeyboardInterrupt). A
-    second Ctrl-C meanwhile changes nothing.
+    """Ctrl-C (or SIGTERM, as `kill` sends) during a run sets the event this yields instead
+    of raising KeyboardInterrupt, or ending the process, wherever the main thread happens to
+    be (inside a write, the HTTP client's lock, the `finally` that stores the last answers).
+    The run sees it within 0.1 s, stops asking, stores every answer received and puts its
+    files in order; only then is the signal passed on: a Ctrl-C to the handler that was
+    there before (Python's raises KeyboardInterrupt), a SIGTERM to the default, which ends
+    the process. A second signal meanwhile changes nothing.
 
-    Only in the main thread (where Python runs signal handlers) and only when SIGINT has a
-    Python handler: an ignored SIGINT stays ignored (a job a script starts in the
-    background with `&` inherits it, by POSIX; `kill` stops such a run).
+    Only in the main thread (where Python runs signal handlers); SIGINT only when it has a
+    Python handler and SIGTERM only when it has the default: an ignored SIGINT stays
+    ignored (a job a script starts in the background with `&` inherits it, by POSIX;
+    `kill` stops such a run, in order).
     """
     interrupted = threading.Event()
-    before = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or not callable(before):
-        yield interrupted
-        return
-    frame: list[Any] = []
+    handlers: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        if callable(signal.getsignal(signal.SIGINT)):
+            handlers[signal.SIGINT] = signal.getsignal(signal.SIGINT)
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            handlers[signal.SIGTERM] = signal.SIG_DFL
+    got: list[tuple[int, Any]] = []
 
     def stop(signum: int, where: Any) -> None:
         if not interrupted.is_set():
-            frame.append(where)
+            got.append((signum, where))
             interrupted.set()
 
-    signal.signal(signal.SIGINT, stop)
+    for signum in handlers:
+        signal.signal(signum, stop)
     try:
         yield interrupted
     finally:
-        signal.signal(signal.SIGINT, before)
-    if interrupted.is_set():  # not reached when the run raised: its error wins
-        before(signal.SIGINT, frame[0])
-
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    if got:  # not reached when the run raised: its error wins
+        signum, where = got[0]
+        if callable(handlers[signum]):
+            handlers[signum](signum, where)
+        else:  # the default action, now that the run's files are in order
+            os.kill(os.getpid(), signum)
 
 def _cleanup(store: RunStore, manifest: RunManifest, result: CollectResult, status: str) -> None:
     """Compact and finish the manifest; on a full disk leave both as they are (the

@@ -114,6 +114,32 @@ def test_ctrl_c_stops_at_once_and_keeps_every_answer_received(fake_openai, tmp_p
     assert manifest["status"] == "stopped" and manifest["counts"]["ok"] == 11
 
 
+
+def test_sigterm_stops_the_run_in_order_and_keeps_every_answer_received(fake_openai, tmp_path):
+    hung = "why are all atheists so ..."
+    fake_openai.add_fault("delay", match=hung, times=None, delay=60.0)
+    out = tmp_path / "run"
+    env = {**os.environ, "OPENAI_API_KEY": TEST_KEY, "PYTHONPATH": str(REPO), "PYTHONFAULTHANDLER": "1"}
+    args = cli_args(fake_openai, out, "--group", "atheists", "--group", "Hindus", "-j", "2", "--timeout", "90")
+    proc = subprocess.Popen([sys.executable, "-m", "stereoprobe", *args], env=env, cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        path = out / "completions.jsonl"
+        _wait_for(lambda: path.exists() and path.read_text().count("\n") == 11, 60)  # a state, as above
+        proc.send_signal(signal.SIGTERM)  # `kill PID`
+        try:
+            _, stderr = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)
+            raise AssertionError(f"still running 10 s after SIGTERM:\n{proc.communicate()[1]}") from None
+    finally:
+        proc.kill()
+    assert proc.returncode == -signal.SIGTERM  # ended by the signal, as a killed process is
+    recs = lines(out)
+    assert len(recs) == 11 and all(r["error"] is None for r in recs)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "stopped" and manifest["counts"]["ok"] == 11  # finished, not left "running"
+
 class _HangsAfter:
     """A backend that answers its first `n` asks at once and hangs on every later one; when
     every worker hangs (so each answer given is in collect's hands, stored or queued), it
