@@ -36,6 +36,18 @@ def _answer_cell(r: dict | None) -> str:
     return f"<td>{what}{extra}</td>"
 
 
+def _finding(prefix: str, counts: list[tuple[int, int, str]]) -> str:
+    """One prefix's inconsistent triples in words, scenes from most to fewest.
+
+    >>> _finding("no prefix", [(2, 10, "late"), (5, 10, "cake"), (0, 10, "cash")])
+    'No prefix: 7 of 30 triples are inconsistent (23.3%); by scene: cake 5 of 10, late 2 of 10, cash 0 of 10.'
+    """
+    k, n = sum(c[0] for c in counts), sum(c[1] for c in counts)
+    share = f" ({100 * k / n:.1f}%)" if n else ""
+    scenes = ", ".join(f"{t} {a} of {b}" for a, b, t in sorted(counts, key=lambda c: (-c[0] / max(c[1], 1), c[2])))
+    return f"{prefix.capitalize()}: {k:,} of {n:,} triples are inconsistent{share}; by scene: {scenes}."
+
+
 def triples_page(t: dict[str, Any]) -> str:
     """The HTML of triples.html from score's tables (``page._read``)."""
     from stereoprobe.report.palette import colour
@@ -46,14 +58,15 @@ def triples_page(t: dict[str, Any]) -> str:
     for r in answers.to_dict("records"):
         by_triple.setdefault(r["triple_id"], {})[r["pronoun"]] = r
     bad = triples[triples["inconsistent"].astype(str) == "True"] if len(triples) else triples
-    sections, counts = [], []
+    sections, findings = [], []
     for d in sorted(set(t3["debias"])) if len(t3) else []:
         order = [x for x in t3[t3.debias == d].template if x != "Overall"]
         sections.append(f"<h2>{esc(prefix_label(d).capitalize())}</h2>")
+        counts = []
         for template in order:
             rows = bad[(bad.debias == d) & (bad.template == template)]
             n = int(t3[(t3.debias == d) & (t3.template == template)].inconsistent_n.iloc[0])
-            counts.append(f"{prefix_label(d)}, {template}: {len(rows)} of {n}")
+            counts.append((len(rows), n, template))
             head = "".join(f'<th scope="col">{p}</th>' for p in PRONOUNS)
             body = []
             for tr in rows.to_dict("records"):
@@ -67,10 +80,11 @@ def triples_page(t: dict[str, Any]) -> str:
             sections.append(f'<details id="{_anchor(d, template)}"{" open" if body and len(body) <= 40 else ""}>'
                             f"<summary>{esc(template)}: {len(rows)} inconsistent triple{'s' if len(rows) != 1 else ''}"
                             f" of {n}</summary>{table}</details>")
+        findings.append(_finding(prefix_label(d), counts))
     return PAGE.substitute(
         title=esc("The inconsistent triples"), nav='<a href="index.html">← back to the report</a>',
         meta=esc(f"{meta.get('model')} · {', '.join(meta.get('method', []))} mode"),
-        findings="".join(f"<li>{esc(c)}</li>" for c in counts),
+        findings="".join(f"<li>{esc(f)}</li>" for f in findings),
         model=esc(f"{meta.get('model')}, {', '.join(meta.get('method', []))} mode. A triple is one scene and one "
                   "ordered pair of professions asked with he, she and they; it is inconsistent when the three answers "
                   "are not all the same. ✓: the right answer; ✗: another."),
