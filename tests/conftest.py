@@ -13,6 +13,7 @@ import ipaddress
 import socket
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -92,3 +93,22 @@ def run_cli():
         return CliRunner().invoke(cli, [str(a) for a in args], env=env, catch_exceptions=False)
 
     return run
+
+
+def kill_9_then_resume(argv: list[str], env: dict[str, str], out: Path, after: int = 10) -> Any:
+    """Start ``argv`` (a collect into ``out``), kill -9 it once ``after`` records are stored
+    (a state, not a time; 120 s only bounds a run that never gets there), then run the same
+    command again to the end and return that run."""
+    import signal
+    import subprocess
+    import time
+
+    first = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    path = out / "completions.jsonl"
+    deadline = time.monotonic() + 120
+    while not (path.is_file() and path.read_text().count("\n") >= after):
+        assert first.poll() is None and time.monotonic() < deadline, "the run ended before the kill"
+        time.sleep(0.05)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    return subprocess.run(argv, env=env, capture_output=True, text=True)

@@ -8,15 +8,13 @@ import html
 import json
 import math
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import REPO, TEST_KEY
+from conftest import REPO, TEST_KEY, kill_9_then_resume
 from coref_fake import NAMED, OTHER, is_flipped
 from fake_scoring import ScoringModel
 
@@ -258,15 +256,7 @@ def test_kill_9_then_the_same_command_completes_the_run(tmp_path):
                 "--base-url", url, "--prompt", "late", "--prompt", "cash", "--out", str(out), "-q",
                 "--concurrency", "2", *jobs_args()]
         env = {**os.environ, "OPENAI_API_KEY": TEST_KEY}
-        first = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        path = out / "completions.jsonl"
-        deadline = time.monotonic() + 120
-        while not (path.is_file() and path.read_text().count("\n") >= 10):
-            assert first.poll() is None and time.monotonic() < deadline, "the run ended before the kill"
-            time.sleep(0.05)
-        first.send_signal(signal.SIGKILL)
-        first.wait()
-        done = subprocess.run(argv, env=env, capture_output=True, text=True)
+        done = kill_9_then_resume(argv, env, out)
         assert done.returncode == 0, done.stderr
         rows = records(out)
         assert len(rows) == len({r["probe_id"] for r in rows}) == 9 * 2 * 2 * 3

@@ -6,14 +6,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, TEST_KEY
+from conftest import REPO, TEST_KEY, kill_9_then_resume
 from fake_scoring import ScoringModel
 
 from stereoprobe.studies.jobs.catalog import article_for, load_jobs_catalog
@@ -235,15 +233,7 @@ def test_kill_9_then_the_same_command_completes_the_run(tmp_path):
                 "--base-url", url, "--mode", "next-word", "--prompt", "2", "--out", str(out), "-q",
                 "--concurrency", "2"]
         env = {**os.environ, "OPENAI_API_KEY": TEST_KEY}
-        first = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        path = out / "completions.jsonl"
-        deadline = time.monotonic() + 120
-        while not (path.is_file() and path.read_text().count("\n") >= 10):
-            assert first.poll() is None and time.monotonic() < deadline, "the run ended before the kill"
-            time.sleep(0.05)
-        first.send_signal(signal.SIGKILL)
-        first.wait()
-        done = subprocess.run(argv, env=env, capture_output=True, text=True)
+        done = kill_9_then_resume(argv, env, out)
         assert done.returncode == 0, done.stderr
         rows = records(out)
         assert len(rows) == len({r["probe_id"] for r in rows}) == 40 * 2  # 40 jobs x 2 settings

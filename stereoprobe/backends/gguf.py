@@ -67,6 +67,17 @@ def default_model() -> tuple[Path, str]:
     return path, package.EXPECTED_SHA256
 
 
+def model_file(path: Path | None) -> tuple[Path, str | None]:
+    """``path``, or the packaged model (with its known sha256) when None; a missing file
+    is one line."""
+    sha256 = None
+    if path is None:
+        path, sha256 = default_model()
+    if not path.is_file():
+        raise BackendError(f"No model file at {path}: check the path or {INSTALL_HINT}")
+    return path, sha256
+
+
 @functools.lru_cache(maxsize=8)
 def file_sha256(path: str) -> str:
     digest = hashlib.sha256()

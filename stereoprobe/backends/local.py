@@ -56,6 +56,7 @@ from stereoprobe.backends.gguf import (  # noqa: F401  (re-exported: bench/ and 
     _version,
     default_model,
     load_weights,
+    model_file,
     vocabulary,
 )
 from stereoprobe.backends.modelfile import amx_faults, model_identity
@@ -134,10 +135,8 @@ class LocalModelBackend:
 
     @property
     def model_path(self) -> Path:
-        if self._model_path is None:
-            self._model_path, self._sha256 = default_model()
-        if not self._model_path.is_file():
-            raise BackendError(f"No model file at {self._model_path}: check the path or {INSTALL_HINT}")
+        self._model_path, sha256 = model_file(self._model_path)
+        self._sha256 = self._sha256 or sha256
         return self._model_path
 
     def describe(self) -> dict[str, Any]:

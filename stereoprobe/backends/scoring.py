@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from stereoprobe.backends.gguf import (
-    CHECK_TEXT, INSTALL_HINT, MODEL_NAME, MODEL_PACKAGE, Row, _Context, _version, vocabulary,
-    batch_independent_kernels, default_model, exact_chunk, few_malloc_arenas, load_weights,
+    CHECK_TEXT, MODEL_NAME, MODEL_PACKAGE, Row, _Context, _version, vocabulary,
+    batch_independent_kernels, exact_chunk, few_malloc_arenas, load_weights, model_file,
 )
 from stereoprobe.backends.modelfile import model_identity
 from stereoprobe.errors import BackendError
@@ -170,10 +170,8 @@ class EmbeddedScorer:
     # -- describing -------------------------------------------------------------------
     @property
     def model_path(self) -> Path:
-        if self._model_path is None:
-            self._model_path, self._sha256 = default_model()
-        if not self._model_path.is_file():
-            raise BackendError(f"No model file at {self._model_path}: check the path or {INSTALL_HINT}")
+        self._model_path, sha256 = model_file(self._model_path)
+        self._sha256 = self._sha256 or sha256
         return self._model_path
 
     def _is_default_model(self) -> bool:

@@ -92,6 +92,14 @@ class FolderStudy(Study):
     Runs go to ``runs/<name>-<model>`` unless ``--out`` says otherwise.
     """
 
+    #: The options of the steps this class runs (a subclass adds its ``probes`` and
+    #: ``collect`` options: ``flags = {"probes": ..., "collect": ..., **FolderStudy.STEP_FLAGS}``).
+    STEP_FLAGS: ClassVar[Mapping[str, frozenset[str]]] = {
+        "score": frozenset({"ci", "n_boot", "seed"}),
+        "report": frozenset({"out"}),
+        "compare": frozenset({"out_dir", "n_boot", "seed"}),
+    }
+
     def _stage(self, module: str) -> Any:
         import importlib
 

@@ -34,9 +34,7 @@ class JobsStudy(FolderStudy):
     flags = {
         "probes": frozenset(_SELECT | {"output"}),
         "collect": frozenset(_SELECT | _COLLECT),
-        "score": frozenset({"ci", "n_boot", "seed"}),
-        "report": frozenset({"out"}),
-        "compare": frozenset({"out_dir", "n_boot", "seed"}),
+        **FolderStudy.STEP_FLAGS,
     }
 
     # -- probes -----------------------------------------------------------------------
