@@ -78,6 +78,20 @@ class Study:
                         "nothing to reparse.")
 
 
+    def metrics(self) -> Any:
+        """The study's gate metrics: the ``metrics`` module of its folder (``SPECS``,
+        ``values``, ``differences``: stereoprobe/gate/values.py), or None if it has none."""
+        import importlib
+
+        name = f"{type(self).__module__}.metrics"
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                return None
+            raise
+
+
 class FolderStudy(Study):
     """A study whose folder keeps the stages in modules of fixed names, so the shared
     steps need no code of their own (the jobs and coreference studies; a new study

@@ -1,0 +1,94 @@
+"""What a pipeline reads from the gate: a Markdown summary, JUnit XML and a JSON verdict file.
+
+Markdown: one table row per check, failures first (then inconclusive, then passes), with
+the estimate, interval, threshold and verdict. JUnit: one test case per check (a failure
+carries the numbers in its message), so GitLab, Jenkins and GitHub reporters show them.
+JSON: every check with its numbers, for scripts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from stereoprobe.gate.judge import Check, fmt
+
+_OPS = {"max": "≤", "min": "≥", "max_increase": "rise ≤", "max_decrease": "fall ≤"}
+
+
+def _order(checks: Any) -> list[Check]:
+    rank = {"fail": 0, "inconclusive": 1, "pass": 2}
+    return sorted(checks, key=lambda c: (c.passed, rank[c.verdict]))
+
+
+def verdict_text(c: Check) -> str:
+    if c.verdict == "inconclusive":
+        return f"inconclusive ({'fail' if not c.passed else 'pass'})"
+    return c.verdict
+
+
+def markdown(result: Any) -> str:
+    n_fail = len(result.failed)
+    head = (f"## stereoprobe gate: {'FAILED' if n_fail else 'passed'}\n\n"
+            f"{len(result.checks)} checks of {Path(result.policy).name} on {', '.join(result.runs)}"
+            + (f" (baseline {', '.join(result.baselines)})" if result.baselines else "")
+            + f": {n_fail} failed, {sum(c.verdict == 'inconclusive' for c in result.checks)} inconclusive.\n")
+    lines = ["| verdict | rule | run | estimate | 95% interval | threshold | why |", "|---|---|---|---:|---|---|---|"]
+    for c in _order(result.checks):
+        signed = c.rule.regression
+        lines.append(f"| {verdict_text(c).upper() if not c.passed else verdict_text(c)} | {_cell(c.label)} | "
+                     f"{_cell(c.run)} | {fmt(c.value.estimate, signed)} | {fmt(c.value.low, signed)} to "
+                     f"{fmt(c.value.high, signed)} | {_OPS[c.rule.kind]} {fmt(c.rule.threshold)} | {_cell(c.why)} |")
+    return head + "\n" + "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def junit(result: Any) -> str:
+    """JUnit XML (the schema GitLab, Jenkins and GitHub test reporters read)."""
+    import xml.etree.ElementTree as ET
+
+    suites = ET.Element("testsuites", name="stereoprobe gate", tests=str(len(result.checks)),
+                        failures=str(len(result.failed)))
+    suite = ET.SubElement(suites, "testsuite", name=f"stereoprobe gate: {Path(result.policy).name}",
+                          tests=str(len(result.checks)), failures=str(len(result.failed)), errors="0", skipped="0")
+    for c in result.checks:
+        case = ET.SubElement(suite, "testcase", classname=f"stereoprobe.gate.{c.rule.study}.{Path(c.run).name}",
+                             name=c.label)
+        if not c.passed:
+            ET.SubElement(case, "failure", message=f"{verdict_text(c)}: {c.why}", type=c.verdict).text = _detail(c)
+        else:
+            ET.SubElement(case, "system-out").text = f"{verdict_text(c)}: {c.why}"
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def _detail(c: Check) -> str:
+    return (f"{c.rule.where}: {c.label}\nrun {c.run}, {', '.join(f'{k}={v}' for k, v in c.scope)}\n"
+            f"estimate {fmt(c.value.estimate)}, 95% interval {fmt(c.value.low)} to {fmt(c.value.high)}, "
+            f"{c.rule.kind} {fmt(c.rule.threshold)}" + (f", q {c.q:.3g}" if c.q is not None and c.q == c.q else ""))
+
+
+def to_json(result: Any) -> str:
+    def num(x: Any) -> Any:
+        return None if x is None or x != x else round(float(x) + 0.0, 6)
+
+    checks = [{"rule": c.rule.index, "line": c.rule.line, "name": c.label, "study": c.rule.study,
+               "metric": c.rule.metric, "run": c.run, "scope": dict(c.scope), "kind": c.rule.kind,
+               "threshold": c.rule.threshold, "estimate": num(c.value.estimate), "low": num(c.value.low),
+               "high": num(c.value.high), "q": num(c.q), "verdict": c.verdict, "passed": c.passed, "why": c.why}
+              for c in _order(result.checks)]
+    out = {"passed": not result.failed, "exit_code": result.exit_code, "policy": result.policy,
+           "runs": list(result.runs), "baselines": list(result.baselines), "checks": checks}
+    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
+
+
+def judged_lines(result: Any) -> list[str]:
+    """The terminal's lines: one per check, failures first, then the outcome."""
+    lines = [f"{verdict_text(c).upper() if not c.passed else verdict_text(c):<22} {c.label} ({c.run}): {c.why}"
+             for c in _order(result.checks)]
+    n_fail = len(result.failed)
+    return lines + [f"{'Gate failed' if n_fail else 'Gate passed'}: {n_fail} of {len(result.checks)} checks failed."]
