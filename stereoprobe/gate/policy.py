@@ -113,7 +113,7 @@ def read_policy(path: str | Path, specs_of: Any) -> list[Rule]:
 
 def _rule(index: int, raw: Mapping[str, Any], line: int, path: Path, lines: list[str], specs_of: Any) -> Rule:
     def where(key: str | None = None) -> str:
-        return f"{path.name} line {_key_line(lines, line, key) if key else line}"
+        return f"{path} line {_key_line(lines, line, key) if key else line}"
 
     def fail(key: str | None, message: str) -> PolicyError:
         return PolicyError(f"{where(key)}: {message}")
