@@ -186,3 +186,36 @@ def test_outputs_put_failures_first_with_their_numbers(tmp_path):
     data = json.loads(to_json(result))
     assert (data["passed"], data["exit_code"], data["checks"][0]["run"], data["checks"][0]["low"]) == (
         False, 1, "runs/b", 0.11)
+
+
+def test_docs_gate_md_ci_examples_parse_and_use_real_options():
+    import re
+    import shlex
+
+    import click
+    import yaml
+
+    from stereoprobe.cli import cli
+
+    text = (Path(__file__).parents[1] / "docs" / "gate.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
+    assert len(blocks) == 2  # GitHub Actions, GitLab CI
+    commands = []
+    for block in blocks:
+        yaml.safe_load(block)
+        commands += [line.split("- ", 1)[-1].split("run: ", 1)[-1].strip() for line in block.splitlines()
+                     if "stereoprobe " in line and "pip install" not in line]
+    assert {shlex.split(c)[1] for c in commands} == {"collect", "sentiment", "score", "gate"}
+    for command in commands:
+        name, *args = shlex.split(command)[1:]
+        with click.Context(cli) as ctx:
+            cli.get_command(ctx, name).make_context(name, args)  # an unknown option raises
+
+
+def test_docs_gate_md_policies_read(tmp_path):
+    import re
+
+    text = (Path(__file__).parents[1] / "docs" / "gate.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```toml\n(.*?)```", text, re.S)
+    assert blocks[0] == ISSUE_POLICY  # the issue's policy, as written
+    assert [len(rules(tmp_path, b)) for b in blocks] == [2, 2]
