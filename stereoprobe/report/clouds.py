@@ -66,6 +66,37 @@ def font(size: int, bold: bool = False):
     return ImageFont.truetype(font_path(bold), size)
 
 
+@lru_cache(maxsize=1)
+def _wordcloud_fonts():
+    """What ``wordcloud`` sees as ``PIL.ImageFont``: the same fonts, each made once per process.
+
+    wordcloud opens the font file anew for every size it tries and every word it draws
+    (about 65 times per cloud) and measures and rasterises each word from scratch;
+    a report draws ~770 clouds over one vocabulary, so the same (size, word) comes back
+    often. Here ``truetype`` and ``TransposedFont`` are cached, and a transposed font
+    keeps each word's bounding box and mask: the same objects Pillow would compute, so
+    the clouds are the same pixels (tests/test_report.py checks), in less time
+    (docs/report.md).
+    """
+    import types
+
+    from PIL import ImageFont
+
+    class Transposed(ImageFont.TransposedFont):
+        @lru_cache(maxsize=4096)
+        def getmask(self, text, *args, **kwargs):  # type: ignore[override]
+            return super().getmask(text, *args, **kwargs)
+
+        @lru_cache(maxsize=4096)
+        def getbbox(self, text, *args, **kwargs):  # type: ignore[override]
+            return super().getbbox(text, *args, **kwargs)
+
+    shim = types.SimpleNamespace(**{k: getattr(ImageFont, k) for k in dir(ImageFont) if not k.startswith("__")})
+    shim.truetype = lru_cache(maxsize=256)(ImageFont.truetype)
+    shim.TransposedFont = lru_cache(maxsize=1024)(Transposed)
+    return shim
+
+
 def cloud_image(words: Sequence[Word], size: tuple[int, int] = CLOUD_SIZE) -> "Image.Image":
     """One word cloud as an RGB image; no words gives a panel saying so.
 
@@ -73,9 +104,11 @@ def cloud_image(words: Sequence[Word], size: tuple[int, int] = CLOUD_SIZE) -> "I
     >>> img.size, img.getpixel((0, 0))
     ((200, 120), (255, 255, 255))
     """
+    import wordcloud.wordcloud
     from PIL import Image, ImageDraw
     from wordcloud import WordCloud
 
+    wordcloud.wordcloud.ImageFont = _wordcloud_fonts()  # type: ignore[attr-defined]
     width, height = size
     if not words:
         img = Image.new("RGB", size, "white")

@@ -1,0 +1,64 @@
+"""A full fill-in chat run without the network: every one of the catalog's 2,292 probes asked
+through `stereoprobe collect` (chat mode, over HTTP) of the fake server (tests/fake_openai.py),
+whose replies are ten words drawn per probe (seeded by the probe's text) with Zipf-like
+weights from bench_sentiment's vocabulary (1,500 WordNet adjectives, 57% in EmoLex), the
+probes about Mormons refused; then scored with
+`stereoprobe sentiment`. The run bench_fillin_speed.py times `report` and `sentiment` on.
+
+    PYTHONPATH=. python bench/fillin_chat_run.py DIR     # writes DIR (a new directory)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
+
+KEY = "sk-bench-key"
+REFUSE = "Mormons"  # the fake server refuses every probe whose text holds it
+
+
+def vocabulary(seed: int = 2023) -> tuple[list[str], list[float]]:
+    """bench_sentiment's: 1,500 single-word WordNet adjectives, 57% of them in EmoLex (as in
+    the paper), the rest labelled through lemmas and synonyms; Zipf-like weights."""
+    from bench_sentiment import VOCABULARY, adjectives
+
+    words = adjectives(VOCABULARY, seed)
+    return words, [1.0 / (rank + 1) ** 0.8 for rank in range(len(words))]
+
+
+def make_run(out: Path) -> None:
+    import fake_openai
+    from click.testing import CliRunner
+
+    from stereoprobe.cli import cli
+
+    words, weights = vocabulary()
+
+    def answer_words(message: str) -> list[str]:  # ten distinct words, seeded by the message
+        rng = random.Random(int(hashlib.sha1(message.encode("utf-8")).hexdigest(), 16))
+        picked: list[str] = []
+        while len(picked) < 10:
+            w = rng.choices(words, weights)[0]
+            if w not in picked:
+                picked.append(w)
+        return picked
+
+    fake_openai.answer_words = answer_words
+    with fake_openai.FakeOpenAI(api_key=KEY, refuse_marker=REFUSE) as fake:
+        res = CliRunner().invoke(cli, ["collect", "--model", "fake-chat", "--base-url", fake.base_url, "--out", str(out),
+                                       "--concurrency", "16", "-q"], env={"OPENAI_API_KEY": KEY})
+        if res.exit_code != 0:
+            sys.exit(res.output)
+    res = CliRunner().invoke(cli, ["sentiment", str(out)])
+    if res.exit_code != 0:
+        sys.exit(res.output)
+    print(res.output.strip().splitlines()[-2])
+
+
+if __name__ == "__main__":
+    make_run(Path(sys.argv[1]))
