@@ -30,13 +30,18 @@ REFERENCE = "import zlib, random; r = random.Random(0); d = bytes(r.getrandbits(
 
 
 def export(rev: str, into: Path) -> Path:
-    data = subprocess.run(["git", "archive", rev, "stereoprobe"], cwd=ROOT, capture_output=True, check=True).stdout
+    data = subprocess.run(["git", "archive", rev, "stereoprobe", "groups", "lexicons"], cwd=ROOT, capture_output=True,
+                          check=True).stdout
     tarfile.open(fileobj=io.BytesIO(data)).extractall(into)
     return into
 
 
 def command(code: Path, *args: str) -> list[str]:
-    return ["env", f"PYTHONPATH={code}", sys.executable, "-m", "stereoprobe", *args]
+    """``stereoprobe ARGS`` with ``code``'s package first on the path (before the working
+    directory, which ``python -m`` would put first)."""
+    run = (f"import runpy, sys; sys.path.insert(0, {str(code)!r}); sys.argv = ['stereoprobe', *{list(args)!r}]; "
+           "runpy.run_module('stereoprobe', run_name='__main__', alter_sys=True)")
+    return [sys.executable, "-c", run]
 
 
 def differing(a: Path, b: Path) -> list[str]:
