@@ -126,10 +126,15 @@ class ChatBackend:
         self._local.attempts = getattr(self._local, "attempts", 0) + 1
 
     def ask(self, probe: Probe) -> Answer:
+        return self.retrying(lambda: self._ask_once(probe))
+
+    def retrying(self, call: Any) -> Any:
+        """``call()``, asked again while the 200 it gets is malformed (``max_retries`` times
+        at most); counts the requests sent (``attempts_of_last_ask``)."""
         self._local.attempts = 0
         for retry in range(self.max_retries + 1):
             try:
-                return self._ask_once(probe)
+                return call()
             except _Malformed as exc:
                 if retry == self.max_retries:
                     raise RuntimeError(scrub(f"malformed response: {_short(str(exc))}", self._key)) from None
@@ -137,20 +142,23 @@ class ChatBackend:
         raise AssertionError("unreachable")
 
     def _ask_once(self, probe: Probe) -> Answer:
+        response = self.create([{"role": "user", "content": self.prompt(probe)}], **self.params)
+        return _answer_from(response, probe)
+
+    def create(self, messages: list[dict[str, str]], with_logprobs: bool = True, **params: Any) -> Any:
+        """One chat completion (the parsed response) of ``messages`` with ``params``; the
+        reply logprobs asked while the endpoint accepts them. Faults are mapped as the
+        class docstring says (a malformed 200: ``_Malformed``, retried by the caller)."""
         oa = self._openai
         try:
-            extra = {"logprobs": True, "top_logprobs": REPLY_LOGPROBS} if self._logprobs else {}
+            extra = {"logprobs": True, "top_logprobs": REPLY_LOGPROBS} if self._logprobs and with_logprobs else {}
             raw = self._client.chat.completions.with_raw_response.create(
-                model=self.model,
-                messages=[{"role": "user", "content": self.prompt(probe)}],
-                **self.params,
-                **extra,
-            )
-            response = raw.parse()
+                model=self.model, messages=messages, **params, **extra)
+            return raw.parse()
         except oa.BadRequestError as exc:
-            if self._logprobs and "logprob" in str(exc.message).lower():
+            if extra and "logprob" in str(exc.message).lower():
                 self._logprobs = False  # the endpoint does not offer them: ask as before
-                return self._ask_once(probe)
+                return self.create(messages, with_logprobs, **params)
             detail = re.sub(r"^Error code: \d+ - ", "", str(exc.message))
             raise RuntimeError(scrub(f"HTTP {exc.status_code}: {_short(detail)}", self._key)) from None
         except oa.AuthenticationError:
@@ -182,7 +190,6 @@ class ChatBackend:
             ) from None
         except (oa.APIResponseValidationError, ValueError) as exc:
             raise _Malformed(str(exc)) from None
-        return _answer_from(response, probe)
 
     def close(self) -> None:
         self._client.close()

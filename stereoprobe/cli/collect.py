@@ -101,7 +101,7 @@ def command(study, catalog, category, group, fmt, templates, job, prompt, pairs,
     ctx = click.get_current_context()
     check_flags(chosen, "collect", [n for n in given_options(ctx) if n != "study"])
     if chosen.name != "fill-in":
-        options = dict(ctx.params)
+        options = dict(ctx.params, given=frozenset(given_options(ctx)))
         if dry_run:
             click.echo(chosen.estimate(options).summary())
             return

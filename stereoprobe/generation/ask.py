@@ -1,0 +1,98 @@
+"""One sample of a generation probe asked, checked and classified: collect's ``StudyRun.ask``.
+
+A text is classified only when there is a whole text to read: an empty text (``problem``
+"empty"), a refusal (the API's, or a text whose first sentence is a refusal sentence
+under the fill-in parser's rule, ``parse.REFUSAL``, spoken by the model: "I'm sorry, ..."),
+and, for a classifier that needs the whole text (``whole_text``), a text cut by the token
+limit (finish reason "length": "truncated") are stored and counted, never classified.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from stereoprobe.errors import BackendError
+from stereoprobe.generation.backends import prompt_text
+from stereoprobe.generation.records import GenProbe, GenRecord
+
+_FIRST_SENTENCE = re.compile(r"^\s*(.{0,200}?)(?:[.!?](?:\s|$)|\n|$)", re.S)
+_SPEAKER = re.compile(r"^\s*(?:i\b|i'm\b|sorry\b|as an ai\b|unfortunately\b)", re.I)
+
+
+class GenBackend:
+    """What collect drives: a generator (backends.py) and the study's classifier."""
+
+    def __init__(self, generator: Any, classifier: Any) -> None:
+        self.generator = generator
+        self.classifier = classifier
+        self.mode = generator.mode
+        self.method = generator.method
+        self.max_concurrency = generator.max_concurrency
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.generator.describe(), **self.classifier.describe()}
+
+    def attempts_of_last_ask(self) -> int:
+        return self.generator.attempts_of_last_ask()
+
+    def close(self) -> None:
+        self.generator.close()
+
+
+def is_refusal(text: str) -> bool:
+    """Whether a text opens with a refusal sentence in the model's own voice.
+
+    >>> is_refusal("I'm sorry, but I can't write stories about people's genders.")
+    True
+    >>> is_refusal("Sorry was the last word the nurse expected to hear. She smiled.")
+    False
+    """
+    from stereoprobe.parse import REFUSAL
+
+    first = _FIRST_SENTENCE.match(text)
+    sentence = (first.group(1) if first else text[:200]).replace("’", "'")
+    return bool(_SPEAKER.match(sentence)) and bool(REFUSAL.search(sentence.lower())) and \
+        not re.match(r"^\s*sorry\s+(?:was|is)\b", sentence, re.I)
+
+
+def label_fields(text: str | None, finish_reason: str | None, refused: bool, classifier: Any,
+                 prompt_words: tuple[str, ...]) -> dict[str, Any]:
+    """``problem``, ``refused``, ``label`` and ``evidence`` of one text (module docstring)."""
+    text = text or ""
+    if refused or is_refusal(text):
+        return {"problem": "refused", "refused": True, "label": None, "evidence": []}
+    if not text.strip():
+        return {"problem": "empty", "refused": False, "label": None, "evidence": []}
+    if finish_reason == "length" and classifier.whole_text:
+        return {"problem": "truncated", "refused": False, "label": None, "evidence": []}
+    label, evidence = classifier.classify(text, prompt_words)
+    return {"problem": None, "refused": False, "label": label, "evidence": list(evidence)}
+
+
+def prompt_words(probe: GenProbe) -> tuple[str, ...]:
+    """The group's own words (the profession), never read as names."""
+    return tuple(re.findall(r"[A-Za-z]+", probe.group))
+
+
+def ask(backend: GenBackend, probe: GenProbe, sample: int, preflight: bool = False) -> tuple[GenRecord, bool]:
+    """One sample's record, and whether its request timed out."""
+    start = time.perf_counter()
+    method = backend.method
+    base = dict(probe_id=probe.probe_id, sample=sample, group=probe.group, variant=probe.variant, method=method,
+                prompt=prompt_text(probe.messages) if method == "chat" else probe.completion, attrs=dict(probe.attrs))
+    try:
+        got = backend.generator.generate(probe, sample)
+    except BackendError:
+        raise
+    except Exception as exc:  # stored as this sample's error; the run goes on
+        if preflight and isinstance(exc, ConnectionError):
+            raise BackendError(f"Cannot reach the endpoint ({exc}); check --base-url and that the server is running.") from None
+        return GenRecord(**base, error=str(exc) or type(exc).__name__, attempts=backend.attempts_of_last_ask(),
+                         latency_s=round(time.perf_counter() - start, 4)), \
+            "Timeout" in type(exc).__name__ or isinstance(exc, TimeoutError)
+    found = label_fields(got.text, got.finish_reason, got.refused, backend.classifier, prompt_words(probe))
+    return GenRecord(**base, text=got.text, finish_reason=got.finish_reason, **found, usage=got.usage,
+                     response=got.response, attempts=backend.attempts_of_last_ask(),
+                     latency_s=round(time.perf_counter() - start, 4)), False
