@@ -94,6 +94,8 @@ def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--debias", default=None, metavar="N",
                      help="fill-in (chat): Mattern et al.'s debiasing prompt N (1-6) before the instruction. "
                           "jobs, coreference: all (none and 1-6), none (default), or numbers 0-6 with commas."),
+        click.option("--labels", type=click.Path(path_type=str), default=None, metavar="CSV",
+                     help="hobbies: your hobby labels (label,kind,item); default Sterlie et al.'s six from Empath."),
     ]
     for option in reversed(options):
         func = option(func)

@@ -55,7 +55,7 @@ from stereoprobe.cli._common import friendly_errors, given_options, in_range, pr
               help="With --dry-run: price per million completion tokens.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @friendly_errors
-def command(study, catalog, category, group, fmt, templates, job, prompt, pairs, seed, pairs_file, setting, debias, model,
+def command(study, catalog, category, group, fmt, templates, job, prompt, pairs, seed, pairs_file, setting, debias, labels, model,
             base_url, model_file, api_key_env, mode, out, temperature, max_tokens, top_p, instruction, instruction_file,
             concurrency, workers,
             phrase_filter, timeout, max_retries, samples, limit, retry_failed, dry_run, price_in, price_out, quiet):

@@ -17,7 +17,7 @@ A fourth study is a new folder with a ``Study`` subclass, registered in ``STUDIE
 'coreference'
 >>> get_study("stories")
 Traceback (most recent call last):
-stereoprobe.errors.DataError: Unknown study 'stories': choose fill-in, jobs or coreference.
+stereoprobe.errors.DataError: Unknown study 'stories': choose fill-in, jobs, coreference or hobbies.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ STUDIES = {
     "fill-in": ("stereoprobe.studies.fillin", "FillInStudy"),
     "jobs": ("stereoprobe.studies.jobs", "JobsStudy"),
     "coreference": ("stereoprobe.studies.coreference", "CoreferenceStudy"),
+    "hobbies": ("stereoprobe.studies.hobbies", "HobbiesStudy"),
 }
 
 

@@ -2,7 +2,7 @@
 
 - ``texts.csv``: one row per generated text: name, gender, sample, status (ok, refused,
   empty, truncated, failed), each label's score (labels.py), the top label, the evidence
-  ("Sport:soccer Art:piano"), the content words counted, the text;
+  ("Sport:soccer; Art:piano"), the content words counted, the text;
 - ``names.csv``: per name, its texts and mean score per label (a name is one cluster);
 - ``labels.csv``: per label, the female and male means over names (percent) with t
   intervals, the difference female - male with Welch's interval, p and BH q (stats.py);
@@ -63,7 +63,7 @@ def text_table(records: list, labels: Any) -> Any:
         if row["status"] == "ok":
             s = labels.score(rec.text or "", [rec.group])
             row.update(s.scores)
-            row.update(top=s.top, evidence=" ".join(f"{k}:{w}" for k, ws in s.evidence.items() for w in ws),
+            row.update(top=s.top, evidence="; ".join(f"{k}:{w}" for k, ws in s.evidence.items() for w in ws),
                        words=s.words)
         else:
             row.update({k: float("nan") for k in labels.names})
