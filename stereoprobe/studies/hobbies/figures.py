@@ -81,11 +81,16 @@ def projection_chart(runs: Sequence[Any], caption: str = "") -> "Figure":
     fig = _figure(4.2 * len(runs) + 0.6, 4.4)
     c = colours()
     width = 0.9 / len(runs)
-    for i, r in enumerate(runs):
-        ax = fig.add_axes((0.07 + i * width, 0.2, width - 0.05, 0.62))
+    pers = []
+    for r in runs:
         frame = pd.DataFrame({"name": r.names, "gender": r.genders, "score": r.scores}).dropna()
         per = frame.groupby(["gender", "name"], sort=False)["score"].mean().reset_index()
-        per = per.assign(_g=per["gender"].map({"female": 0, "male": 1})).sort_values("_g", kind="stable")
+        pers.append(per.assign(_g=per["gender"].map({"female": 0, "male": 1})).sort_values("_g", kind="stable"))
+    every = pd.concat(pers)["score"] if pers else pd.Series([0.0])
+    pad = 0.05 * float(every.max() - every.min() or 1)
+    for i, (r, per) in enumerate(zip(runs, pers)):
+        ax = fig.add_axes((0.07 + i * width, 0.2, width - 0.05, 0.62))
+        ax.set_ylim(float(every.min()) - pad, float(every.max()) + pad)  # one scale for every run
         ax.scatter(np.arange(len(per)), per["score"], s=7, c=[c[g] for g in per["gender"]], linewidths=0)
         ax.axhline(0, color="#999999", lw=0.6)
         for g, mean in (("female", r.mean_female), ("male", r.mean_male)):

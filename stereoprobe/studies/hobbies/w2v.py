@@ -124,9 +124,16 @@ def project_run(run: RunTexts, scores: Any, n_boot: int, seed: int, level: float
     return RunProjection(
         run.run, np.asarray(scores), run.genders, run.names, len(f), len(m),
         float(f.mean()) if len(f) else np.nan, float(m.mean()) if len(m) else np.nan,
-        float(mannwhitneyu(f, m).pvalue) if ok else np.nan,
-        float(mannwhitneyu(nf, nm).pvalue) if len(nf) and len(nm) else np.nan,
+        _p(mannwhitneyu(f, m).pvalue) if ok else np.nan,
+        _p(mannwhitneyu(nf, nm).pvalue) if len(nf) and len(nm) else np.nan,
         cohens_d(f, m), low, high, int(np.isnan(np.asarray(scores, dtype=float)).sum()))
+
+
+def _p(p: float) -> float:
+    """A p-value never shown as 0 (an underflow): at least the smallest positive double."""
+    import numpy as np
+
+    return float(max(p, np.finfo(np.float64).tiny))
 
 
 def _d_interval(frame: Any, n_boot: int, seed: int, level: float) -> tuple[float, float]:
@@ -139,10 +146,15 @@ def _d_interval(frame: Any, n_boot: int, seed: int, level: float) -> tuple[float
     female = (frame["gender"] == "female").to_numpy()
     s = frame["score"].to_numpy(dtype=float)
     w = cluster_weights([names], n_boot, seed=seed, strata=female).astype(np.float64)  # B x n texts
-    ds = []
-    for wf, wm in zip(w[:, female], w[:, ~female]):
-        x, y = np.repeat(s[female], wf.astype(int)), np.repeat(s[~female], wm.astype(int))
-        ds.append(cohens_d(x, y))
+    parts = []
+    for side in (female, ~female):  # per replicate: texts, mean, sum of squared deviations
+        ws, x = w[:, side], s[side]
+        n = ws.sum(axis=1)
+        mean = ws @ x / n
+        parts.append((n, mean, ws @ x**2 - n * mean**2))
+    (nf, mf, ssf), (nm, mm, ssm) = parts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ds = (mf - mm) / np.sqrt((ssf + ssm) / (nf + nm - 2))
     alpha = (1 - level) / 2
     return float(np.nanquantile(ds, alpha)), float(np.nanquantile(ds, 1 - alpha))
 
