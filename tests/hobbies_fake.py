@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import sys
 import threading
 import time
@@ -88,6 +89,10 @@ class HobbiesFake:
 class _Handler(BaseHTTPRequestHandler):
     fake: HobbiesFake
     protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no 40 ms Nagle wait per reply
 
     def log_message(self, format: str, *args: object) -> None:
         pass
