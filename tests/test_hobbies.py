@@ -136,3 +136,25 @@ def test_smollm2_writes_hobbies_through_model_file_chat(tmp_path, run_cli):
     assert len(recs) == 4 and {r["group"] for r in recs} == {"Mary", "Patricia"}
     assert all(r["method"] == "chat" and r["text"] for r in recs)
     assert all(r["label"] in (*synth.LABELS, "mixed", "none") or r["problem"] for r in recs)
+
+
+def test_a_users_labels_are_kept_by_score_and_reparse(tmp_path, run_cli):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("label,kind,item\nBall games,word,soccer\nBall games,word,basketball\nMusic,word,guitar\n"
+                      "Music,word,piano\n", encoding="utf-8")
+    out = tmp_path / "run"
+    with HobbiesFake(synth.PLANTED) as server:
+        r = run_cli("collect", "--study", "hobbies", "--model", "fake-chat", "--base-url", server.base_url,
+                    "--labels", labels, "--samples", "3", "--out", out, "-q", env=ENV)
+        assert r.exit_code == 0, r.output
+    labels.unlink()  # the run keeps its labels in the manifest
+    before = (out / "completions.jsonl").read_text()
+    assert {json.loads(x)["label"] for x in before.splitlines()} <= {"Ball games", "Music", "mixed", "none"}
+    r = run_cli("reparse", out)
+    assert r.exit_code == 0, r.output
+    assert (out / "completions.jsonl").read_text() == before
+    r = run_cli("score", out, "--bootstrap", "200")
+    assert r.exit_code == 0, r.output
+    import pandas as pd
+
+    assert list(pd.read_csv(out / "hobbies" / "labels.csv")["label"]) == ["Ball games", "Music"]

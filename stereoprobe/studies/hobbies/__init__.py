@@ -18,6 +18,22 @@ from typing import Any, Mapping
 from stereoprobe.generation.study import GenerationStudy
 
 
+class _RunLabels:
+    """What the core's reclassify asks for (``classifier(options)``): the labels a run was
+    collected with, read from its manifest, so `reparse` never swaps a user's labels file
+    for the default."""
+
+    def __init__(self, run_dir: Any) -> None:
+        from stereoprobe.manifest import read_manifest
+        from stereoprobe.studies.hobbies.classify import HobbyClassifier
+        from stereoprobe.studies.hobbies.score import run_labels
+
+        self._classifier = HobbyClassifier(run_labels(read_manifest(run_dir)), "the run's manifest")
+
+    def classifier(self, options: Mapping[str, Any]) -> Any:
+        return self._classifier
+
+
 class HobbiesStudy(GenerationStudy):
     name = "hobbies"
     title = "Hobbies: what a model says a student called by a female or male name likes (Sterlie et al.)"
@@ -34,6 +50,12 @@ class HobbiesStudy(GenerationStudy):
         from stereoprobe.studies.hobbies.classify import HobbyClassifier
 
         return HobbyClassifier.from_text(labels_text(options), str(options.get("labels") or "built-in"))
+
+    def reparse(self, run_dir: Any) -> Any:
+        """The stored texts labelled again with the labels the run was collected with."""
+        from stereoprobe.generation.reclassify import reclassify
+
+        return reclassify(_RunLabels(run_dir), run_dir)
 
 
 HobbiesStudy.flags = HobbiesStudy.study_flags()  # the generation options and --labels
