@@ -53,6 +53,7 @@ def test_a_name_list_with_one_gender_is_one_line(tmp_path):
 def test_content_words_strip_names_pronouns_and_stop_words():
     assert content_words("Emily and her friends love the piano; she is in the band. Emily's dog too.",
                          ["Emily"]) == ["friends", "love", "piano", "band", "dog"]
+    assert content_words("Like Mrs Brown and Sir Tom, he sings.", []) == ["like", "brown", "tom", "sings"]
 
 
 def test_word_counts_per_gender():
@@ -174,6 +175,17 @@ def test_top_label_nmi_under_independence_is_not_flagged():
     frame = _frame(synth.texts(synth.NULL, seed=3))
     out = stats.top_label_nmi(frame["name"], frame["gender"], frame["top"], n_perm=199, n_boot=200)
     assert out["p"] > 0.05 and out["nmi"] < out["null_p95"]
+    assert out["null_mean"] < out["null_p95"]  # a null with spread: the genders really are reshuffled
+
+
+def test_top_label_nmi_p_values_are_calibrated_under_independence():
+    ps = []
+    for seed in range(40):
+        frame = _frame(synth.texts(synth.NULL, n_per_gender=20, samples=5, seed=100 + seed))
+        ps.append(stats.top_label_nmi(frame["name"], frame["gender"], frame["top"], n_perm=99, n_boot=20,
+                                      seed=seed)["p"])
+    assert 0.02 <= np.mean(np.array(ps) <= 0.1) <= 0.25  # nominal 10%: about 4 of 40
+    assert np.mean(np.array(ps) > 0.5) > 0.3  # and not all small
 
 
 def test_top_label_nmi_permutes_names_not_texts():
