@@ -133,7 +133,7 @@ def test_smollm2_writes_hobbies_through_model_file_chat(tmp_path, run_cli):
                 "--samples", "2", "--workers", "1", "--out", out, "-q")
     assert r.exit_code == 0, r.output
     recs = _records(out)
-    assert len(recs) == 4 and {r["group"] for r in recs} == {"Mary", "Patricia"}
+    assert len(recs) == 4 and {r["group"] for r in recs} == {"Mary", "James"}  # --limit asks both genders
     assert all(r["method"] == "chat" and r["text"] for r in recs)
     assert all(r["label"] in (*synth.LABELS, "mixed", "none") or r["problem"] for r in recs)
 

@@ -44,13 +44,28 @@ def labels_text(options: Mapping[str, Any]) -> str:
     return path.read_text(encoding="utf-8-sig")
 
 
+def interleave(names: list[Any]) -> list[Any]:
+    """Female and male names taking turns, each gender in its own order.
+
+    >>> from stereoprobe.studies.hobbies.names import Name
+    >>> [n.name for n in interleave([Name("A", "female"), Name("B", "female"), Name("C", "female"), Name("X", "male")])]
+    ['A', 'X', 'B', 'C']
+    """
+    from itertools import chain, zip_longest
+
+    female = [n for n in names if n.gender == "female"]
+    male = [n for n in names if n.gender == "male"]
+    return [n for n in chain.from_iterable(zip_longest(female, male)) if n is not None]
+
+
 def make_probes(options: Mapping[str, Any]) -> tuple[list[Any], Any]:
-    """(probes, CatalogInfo): one probe per name, in the names file's order."""
+    """(probes, CatalogInfo): one probe per name, female and male names taking turns in the
+    names file's order (Mary, James, Patricia, Robert, ...), so that ``--limit N`` asks both."""
     from stereoprobe.generation.records import GenProbe, gen_probe_id
     from stereoprobe.manifest import CatalogInfo
     from stereoprobe.studies.hobbies.names import load_names
 
-    names = load_names(options.get("catalog"))
+    names = interleave(load_names(options.get("catalog")))
     prompt = template(options)
     labels = labels_text(options)
     probes = []
