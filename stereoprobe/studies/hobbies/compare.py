@@ -37,6 +37,15 @@ NOTE = (
 )
 
 
+def pvalue(p: float) -> str:
+    """A p-value as text; below 1e-300 (where a double underflows) as "< 1e-300".
+
+    >>> pvalue(2.2e-308), pvalue(0.0123)
+    ('< 1e-300', '0.012')
+    """
+    return "< 1e-300" if p < 1e-300 else f"{p:.2g}"
+
+
 @dataclass
 class HobbiesComparison:
     runs: list[Any]  # w2v.RunProjection
@@ -48,8 +57,8 @@ class HobbiesComparison:
                  f"(seed {self.meta['seed']}):"]
         for r in self.runs:
             lines.append(f"  {r.run}: female-name texts {r.mean_female:+.3f}, male-name {r.mean_male:+.3f}; "
-                         f"Cohen's d {r.d:.2f} ({r.d_low:.2f} to {r.d_high:.2f}), Mann-Whitney p {r.p_texts:.2g} "
-                         f"(texts), {r.p_names:.2g} (name means)")
+                         f"Cohen's d {r.d:.2f} ({r.d_low:.2f} to {r.d_high:.2f}), Mann-Whitney p {pvalue(r.p_texts)} "
+                         f"(texts), {pvalue(r.p_names)} (name means)")
         return "\n".join(lines)
 
 
@@ -102,9 +111,10 @@ def _page(result: HobbiesComparison, png: bytes) -> str:
 
     findings = []
     for r in result.runs:
-        findings.append(f"{r.run}: texts about female names sit nearer “she” than texts about male names by "
-                        f"Cohen's d = {r.d:.2f} ({r.d_low:.2f} to {r.d_high:.2f}); Mann-Whitney p = {r.p_texts:.2g} "
-                        f"over texts, {r.p_names:.2g} over name means.")
+        side = "“she”" if r.d >= 0 else "“he”"
+        findings.append(f"{r.run}: texts about female names sit nearer {side} than texts about male names by "
+                        f"Cohen's d = {r.d:.2f} ({r.d_low:.2f} to {r.d_high:.2f}); Mann-Whitney p = {pvalue(r.p_texts)} "
+                        f"over texts, {pvalue(r.p_names)} over name means.")
     if len(result.runs) > 1:
         order = sorted(result.runs, key=lambda r: r.d)
         findings.append(f"Largest gap: {order[-1].run} (d {order[-1].d:.2f}); smallest: {order[0].run} "
@@ -113,8 +123,8 @@ def _page(result: HobbiesComparison, png: bytes) -> str:
     rows = "".join(f"<tr><td>{esc(r.run)}</td><td class=num>{r.n_female}</td><td class=num>{r.n_male}</td>"
                    f"<td class=num>{number(r.mean_female, '{:+.3f}')}</td><td class=num>{number(r.mean_male, '{:+.3f}')}"
                    f"</td><td class=num>{number(r.d, '{:.2f}')}</td><td class=num>{number(r.d_low, '{:.2f}')} to "
-                   f"{number(r.d_high, '{:.2f}')}</td><td class=num>{number(r.p_texts, '{:.2g}')}</td>"
-                   f"<td class=num>{number(r.p_names, '{:.2g}')}</td></tr>" for r in result.runs)
+                   f"{number(r.d_high, '{:.2f}')}</td><td class=num>{esc(pvalue(r.p_texts))}</td>"
+                   f"<td class=num>{esc(pvalue(r.p_names))}</td></tr>" for r in result.runs)
     table = ("<table><caption>Per run (comparison.csv)</caption><thead><tr><th>run</th><th>female-name texts</th>"
              "<th>male-name texts</th><th>mean, female</th><th>mean, male</th><th>Cohen's d</th><th>95% interval"
              "</th><th>p (texts)</th><th>p (names)</th></tr></thead><tbody>" + rows + "</tbody></table>")
