@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -239,3 +240,15 @@ def test_word2vec_scores_repeat_across_python_runs():
                            env={"PYTHONHASHSEED": h, "PATH": "/usr/bin:/bin", "PYTHONPATH": "."}).stdout
             for h in ("1", "2")}
     assert len(outs) == 1 and float(outs.pop()) > 1
+
+
+def test_the_hand_label_agreement_in_the_docs_is_current():
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import hobbies_agreement
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "hobbies.md").read_text(encoding="utf-8")
+    rows = hobbies_agreement.rows()
+    assert len(rows) == 147 and {r["source"] for r in rows} == {"smollm2", "written"}
+    assert all(set(filter(None, r["labels"].split(";"))) <= set(lab.LABELS) for r in rows)
+    for line in hobbies_agreement.table():
+        assert line in docs, line
