@@ -158,3 +158,6 @@ def test_a_users_labels_are_kept_by_score_and_reparse(tmp_path, run_cli):
     import pandas as pd
 
     assert list(pd.read_csv(out / "hobbies" / "labels.csv")["label"]) == ["Ball games", "Music"]
+    r = run_cli("report", out)  # many texts have no label word here: empty evidence cells
+    assert r.exit_code == 0, r.output
+    assert "(top label: none)" in (out / "report" / "index.html").read_text()
