@@ -236,8 +236,9 @@ def test_word2vec_scores_repeat_across_python_runs():
     code = ("import sys; sys.path.insert(0, 'tests'); import test_hobbies_parts as t, hobbies_synth as s;"
             "from stereoprobe.studies.hobbies import w2v;"
             "print(repr(w2v.compare([t._run(s.PLANTED, 4)], seed=7, n_boot=20)[0].d))")
-    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                           env={"PYTHONHASHSEED": h, "PATH": "/usr/bin:/bin", "PYTHONPATH": "."}).stdout
+    repo = str(Path(__file__).resolve().parent.parent)
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=repo,
+                           env={"PYTHONHASHSEED": h, "PATH": "/usr/bin:/bin", "PYTHONPATH": repo}).stdout
             for h in ("1", "2")}
     assert len(outs) == 1 and float(outs.pop()) > 1
 
