@@ -253,3 +253,10 @@ def test_the_hand_label_agreement_in_the_docs_is_current():
     assert all(set(filter(None, r["labels"].split(";"))) <= set(lab.LABELS) for r in rows)
     for line in hobbies_agreement.table():
         assert line in docs, line
+
+
+def test_texts_without_she_and_he_cannot_make_the_axis():
+    run = w2v.RunTexts("r", [["mary", "loves", "piano"]] * 5 + [["james", "plays", "soccer"]] * 5,
+                       [["piano"]] * 5 + [["soccer"]] * 5, ["female"] * 5 + ["male"] * 5, ["Mary"] * 5 + ["James"] * 5)
+    with pytest.raises(DataError, match="'she' and 'he' fewer than 2 times: the she-he axis needs both"):
+        w2v.compare([run])
