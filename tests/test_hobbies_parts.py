@@ -237,9 +237,11 @@ def test_word2vec_scores_repeat_across_python_runs():
             "from stereoprobe.studies.hobbies import w2v;"
             "print(repr(w2v.compare([t._run(s.PLANTED, 4)], seed=7, n_boot=20)[0].d))")
     repo = str(Path(__file__).resolve().parent.parent)
-    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=repo,
-                           env={"PYTHONHASHSEED": h, "PATH": "/usr/bin:/bin", "PYTHONPATH": repo}).stdout
-            for h in ("1", "2")}
+    children = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=repo,
+                                 env={"PYTHONHASHSEED": h, "PATH": "/usr/bin:/bin", "PYTHONPATH": repo})
+                for h in ("1", "2")]  # both at once: two interpreters with different string hashes
+    outs = {child.communicate()[0] for child in children}
+    assert [child.returncode for child in children] == [0, 0]
     assert len(outs) == 1 and float(outs.pop()) > 1
 
 

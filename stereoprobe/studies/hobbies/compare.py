@@ -79,8 +79,10 @@ def _texts(run: Path, label: str) -> Any:
 
 
 def _labels(runs: Sequence[Path], manifests: Sequence[Any]) -> list[str]:
-    models = [m.model or Path(r).name for r, m in zip(runs, manifests)]
-    return models if len(set(models)) == len(models) else [Path(r).name or str(r) for r in runs]
+    for labels in ([m.model or Path(r).name for r, m in zip(runs, manifests)], [Path(r).name for r in runs]):
+        if len(set(labels)) == len(labels):
+            return labels
+    return [str(r) for r in runs]
 
 
 def compare_runs(runs: Sequence[Path], n_boot: int = 2000, seed: int = 2023, level: float = 0.95) -> HobbiesComparison:
