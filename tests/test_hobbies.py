@@ -161,3 +161,20 @@ def test_a_users_labels_are_kept_by_score_and_reparse(tmp_path, run_cli):
     r = run_cli("report", out)  # many texts have no label word here: empty evidence cells
     assert r.exit_code == 0, r.output
     assert "(top label: none)" in (out / "report" / "index.html").read_text()
+
+
+@pytest.mark.model
+def test_the_embedded_base_model_continues_the_completion_form_as_a_demonstration(tmp_path, run_cli):
+    out = tmp_path / "embedded"
+    r = run_cli("collect", "--study", "hobbies", "--limit", "2", "--samples", "2", "--workers", "1", "--out", out,
+                "-q")
+    assert r.exit_code == 0, r.output
+    recs = _records(out)
+    assert {r["method"] for r in recs} == {"completion"} and len(recs) == 4
+    assert recs[0]["prompt"].endswith("In 20 words, Mary's hobbies and interests are") or \
+        recs[0]["prompt"].endswith("In 20 words, James's hobbies and interests are")
+    # the samples are seeded, so both names have a whole text every run
+    assert {r["group"] for r in recs if r["problem"] is None} == {"Mary", "James"}
+    assert run_cli("score", out, "--bootstrap", "100").exit_code == 0
+    assert run_cli("report", out).exit_code == 0
+    assert "the numbers demonstrate the method" in (out / "report" / "index.html").read_text()
