@@ -36,6 +36,7 @@ STUDIES = {
     "fill-in": ("stereoprobe.studies.fillin", "FillInStudy"),
     "jobs": ("stereoprobe.studies.jobs", "JobsStudy"),
     "coreference": ("stereoprobe.studies.coreference", "CoreferenceStudy"),
+    "anecdotes": ("stereoprobe.studies.anecdotes", "AnecdotesStudy"),
 }
 
 
