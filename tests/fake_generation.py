@@ -49,8 +49,11 @@ def text_for(profession: str, kind: str, gender: str | None, name: str) -> str:
 
 
 class GenerationModel:
-    def __init__(self, truth: dict[str, float], seed: int = 0, neutral: float = 0.0) -> None:
+    def __init__(self, truth: dict[str, float], seed: int = 0, neutral: float = 0.0, max_n: int | None = None,
+                 special: dict[str, tuple[str, str, bool]] | None = None) -> None:
         self.truth = truth
+        self.max_n = max_n  # at most this many choices per request, whatever n asks (as some servers do)
+        self.special = special or {}  # profession -> (text, finish_reason, API refusal) for every sample
         self.seed = seed
         self.neutral = neutral
         self._asked: dict[str, int] = {}
@@ -80,15 +83,20 @@ class GenerationModel:
 
     def respond(self, handler: Any, seen: Any, body: dict) -> bool:
         """Write the chat completion for a generation prompt; False when it is not one."""
-        texts = self.texts(seen.message or "", max(1, int(body.get("n") or 1)))
+        n = max(1, int(body.get("n") or 1))
+        n = min(n, self.max_n) if self.max_n else n
+        profession = profession_of(seen.message or "")[0]
+        text, finish, refusal = self.special.get(profession, (None, "stop", False))
+        texts = self.texts(seen.message or "", n) if text is None else [text] * n
         if texts is None:
             return False
         prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
         completion = sum(len(t.split()) for t in texts)
         payload = {"id": f"chatcmpl-gen{seen.number}", "object": "chat.completion", "created": int(time.time()),
                    "model": seen.model,
-                   "choices": [{"index": i, "message": {"role": "assistant", "content": t, "refusal": None},
-                                "logprobs": None, "finish_reason": "stop"} for i, t in enumerate(texts)],
+                   "choices": [{"index": i, "message": {"role": "assistant", "content": None if refusal else t,
+                                                        "refusal": t if refusal else None},
+                                "logprobs": None, "finish_reason": finish} for i, t in enumerate(texts)],
                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
                              "total_tokens": prompt_tokens + completion}}
         seen.outcome = "ok"
