@@ -21,7 +21,7 @@ from typing import Any
 FEMALE = ("Sarah", "Maria", "Elena", "Aisha", "Grace", "Linda")
 MALE = ("John", "David", "Omar", "Michael", "Peter", "James")
 _ANECDOTE = re.compile(r"person concerned\. (.+)\.\s*$", re.S)
-_STORY = re.compile(r"\ban? (.+?) called\"?\s*$", re.S)
+_STORY = re.compile(r".*\ban? (.+?) called\"?\s*$", re.S)
 
 
 def profession_of(message: str) -> tuple[str | None, str]:

@@ -37,6 +37,7 @@ STUDIES = {
     "jobs": ("stereoprobe.studies.jobs", "JobsStudy"),
     "coreference": ("stereoprobe.studies.coreference", "CoreferenceStudy"),
     "anecdotes": ("stereoprobe.studies.anecdotes", "AnecdotesStudy"),
+    "stories": ("stereoprobe.studies.stories", "StoriesStudy"),
 }
 
 
