@@ -105,7 +105,7 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     from stereoprobe.studies.anecdotes.figures import shares_chart
 
     run = Path(run_dir)
-    t = read_scores(run, STUDY, TABLES, dtype={"evidence": str, "text": str, "label": str})
+    t = read_scores(run, STUDY, TABLES, dtype={"evidence": str, "text": str, "label": str, "variant": str})
     meta = t["meta"]
     target = Path(out) if out is not None else run / "report"
     png = to_png(shares_chart(t["professions"], str(meta.get("model"))))

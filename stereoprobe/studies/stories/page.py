@@ -74,7 +74,7 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     from stereoprobe.store import replace_folder
 
     run = Path(run_dir)
-    t = read_scores(run, STUDY, TABLES, dtype={"evidence": str, "text": str, "label": str, "name": str})
+    t = read_scores(run, STUDY, TABLES, dtype={"evidence": str, "text": str, "label": str, "name": str, "variant": str})
     meta = t["meta"]
     target = Path(out) if out is not None else run / "report"
     texts = t["texts"].fillna({"evidence": "", "text": "", "label": "", "variant": ""})
