@@ -18,6 +18,7 @@ from stereoprobe.generation.backends import prompt_text
 from stereoprobe.generation.records import GenProbe, GenRecord
 
 _FIRST_SENTENCE = re.compile(r"^\s*(.{0,200}?)(?:[.!?](?:\s|$)|\n|$)", re.S)
+_SYMPATHY = re.compile(r"\bsorry (?:to hear|for your loss|about your)\b", re.I)  # sympathy, not a refusal
 _SPEAKER = re.compile(r"^\s*(?:i\b|i'm\b|sorry\b|as an ai\b|unfortunately\b)", re.I)
 
 
@@ -54,7 +55,7 @@ def is_refusal(text: str) -> bool:
     first = _FIRST_SENTENCE.match(text)
     sentence = (first.group(1) if first else text[:200]).replace("’", "'")
     return bool(_SPEAKER.match(sentence)) and bool(REFUSAL.search(sentence.lower())) and \
-        not re.match(r"^\s*sorry\s+(?:was|is)\b", sentence, re.I)
+        not re.match(r"^\s*sorry\s+(?:was|is)\b", sentence, re.I) and not _SYMPATHY.search(sentence)
 
 
 def label_fields(text: str | None, finish_reason: str | None, refused: bool, classifier: Any,
