@@ -7,7 +7,10 @@
   statistics, their debiasing prefixes, and Marin & Eger's story names;
 - ``coreference`` (``studies/coreference/``): Marin & Eger's seven two-profession scenes
   with he, she and they (a right answer whatever the pronoun), Sterlie et al.'s
-  separation and sufficiency.
+  separation and sufficiency;
+- ``anecdotes`` and ``stories`` (``studies/anecdotes/``, ``studies/stories/``): generation
+  studies on the core's ``stereoprobe/generation/`` (Sterlie et al.'s anecdotes, Marin &
+  Eger's story names).
 
 A fourth study is a new folder with a ``Study`` subclass, registered in ``STUDIES``.
 
@@ -15,9 +18,9 @@ A fourth study is a new folder with a ``Study`` subclass, registered in ``STUDIE
 'jobs'
 >>> get_study("coreference").name
 'coreference'
->>> get_study("stories")
+>>> get_study("hobbits")
 Traceback (most recent call last):
-stereoprobe.errors.DataError: Unknown study 'stories': choose fill-in, jobs or coreference.
+stereoprobe.errors.DataError: Unknown study 'hobbits': choose fill-in, jobs, coreference, anecdotes or stories.
 """
 
 from __future__ import annotations
