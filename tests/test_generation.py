@@ -145,3 +145,15 @@ def test_kill_9_then_the_same_command_completes_the_run(server, tmp_path):
     stored = rows(out)
     assert len(stored) == len({(r["probe_id"], r["sample"]) for r in stored}) == len(TRUTH) * 6
     assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
+
+
+def test_reparse_classifies_the_stored_texts_again(server, run_cli, tmp_path):
+    server.generation = GenerationModel(TRUTH)
+    assert collect(run_cli, server, tmp_path, "--samples", "2", "--limit", "2").exit_code == 0
+    path = tmp_path / "run" / "completions.jsonl"
+    stored = rows(tmp_path / "run")
+    tampered = dict(stored[0], label="mixed", evidence=[])  # as an older classifier might have left it
+    path.write_text("".join(json.dumps(r) + "\n" for r in [tampered, *stored[1:]]), encoding="utf-8")
+    result = run_cli("reparse", tmp_path / "run")
+    assert result.exit_code == 0 and "1 records changed, 3 unchanged" in result.output
+    assert rows(tmp_path / "run") == stored

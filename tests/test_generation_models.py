@@ -40,3 +40,17 @@ def test_a_generation_study_end_to_end_on_smollm2(study, tokens, smol, run_cli, 
         assert run_cli(*args[:-3], "--out", again, "-q").exit_code == 0
         assert [r["text"] for r in texts(again)] == [r["text"] for r in rows]
         assert rows[0]["text"] != rows[1]["text"]  # two samples, two draws
+
+
+@pytest.mark.model
+def test_the_embedded_base_model_continues_the_completion_form_as_a_demonstration(run_cli, tmp_path):
+    out = tmp_path / "run"
+    result = run_cli("collect", "--study", "anecdotes", "--limit", "1", "--samples", "2", "--max-tokens", "40",
+                     "--out", out, "-q")
+    assert result.exit_code == 0, result.output
+    rows = texts(out)
+    assert len(rows) == 2 and all(r["method"] == "completion" for r in rows)
+    assert rows[0]["prompt"].endswith("Profession: skincare specialist\nStory:")
+    assert "a demonstration" in json.loads((out / "manifest.json").read_text())["settings"]["options"]["note"]
+    assert run_cli("score", out).exit_code == 0 and run_cli("report", out).exit_code == 0
+    assert "cannot follow an instruction" in (out / "report" / "index.html").read_text(encoding="utf-8")
