@@ -160,6 +160,57 @@ class NameTable:
         return {n: out.get(n, "title") for n in names}
 
 
+CALENDAR = frozenset("monday tuesday wednesday thursday friday saturday sunday january february march april may june "
+                     "july august september october november december christmas easter".split())
+_LEXEME_PROB = "spacy_lookups_data"  # its en_lexeme_prob table: log-probabilities of a million word forms, by case
+
+
+def common_words(words: Iterable[str]) -> set[str]:
+    """The capitalised ``words`` that are ordinary words, not names: a weekday or month, a
+    word in capitals ("CEO"), or one written more often in lower case than capitalised in
+    spaCy's English word-frequency table ("Children", "Hope", "Will"; not "Grace", "John").
+    The table (spacy-lookups-data, a spaCy dependency) is converted once into the cache
+    folder, as the names table is; without it only the first two rules apply."""
+    words = set(words)
+    out = {w for w in words if w.lower() in CALENDAR or (len(w) > 1 and w.isupper())}
+    rest = sorted(w for w in words - out if w[:1].isupper())
+    path = _lexeme_path()
+    if not rest or path is None:
+        return out
+    forms = sorted({f for w in rest for f in (w, w.lower())})
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        prob = dict(db.execute(f"SELECT form, prob FROM forms WHERE form IN ({','.join('?' * len(forms))})", forms))
+    return out | {w for w in rest if prob.get(w.lower(), -99.0) > prob.get(w, -99.0)}
+
+
+def _lexeme_path() -> Path | None:
+    import gzip
+    import json
+    import os
+    import tempfile
+    from importlib import resources
+
+    from stereoprobe.wordnet import cache_dir
+
+    try:
+        version = metadata.version("spacy-lookups-data")
+        source = Path(str(resources.files(_LEXEME_PROB) / "data" / "en_lexeme_prob.json.gz"))
+    except (metadata.PackageNotFoundError, ModuleNotFoundError):
+        return None
+    path = cache_dir() / "names" / f"lexeme-prob-{version}.sqlite"
+    with _LOCK:
+        if not path.is_file() and source.is_file():
+            data = json.load(gzip.open(source, "rt", encoding="utf-8"))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".sqlite")
+            os.close(fd)
+            with sqlite3.connect(tmp) as db:
+                db.execute("CREATE TABLE forms (form TEXT PRIMARY KEY, prob REAL)")
+                db.executemany("INSERT OR IGNORE INTO forms VALUES (?, ?)", data.items())
+            os.replace(tmp, path)
+    return path if path.is_file() else None
+
+
 def _version() -> str:
     try:
         return metadata.version(PACKAGE)

@@ -122,6 +122,7 @@ class FakeOpenAI:
         self.scoring = None  # a fake_scoring.ScoringModel: serve /v1/completions and chat logprobs with it
         self.reply_logprobs = False  # chat replies come with logprobs (fake_scoring.reply_logprobs)
         self.reject_logprobs = False  # a chat request asking logprobs gets a 400, as some endpoints do
+        self.generation = None  # a fake_generation.GenerationModel: generation prompts get its texts
         self.faults: list[Fault] = []
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
@@ -268,6 +269,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.refuse_marker and fake.refuse_marker in message:
             seen.outcome = "delay" if fault else "refused"
             return self._complete(seen, REFUSAL, REFUSAL if fake.refusal_field else None)
+        if fake.generation is not None and fake.generation.respond(self, seen, body):
+            return
         if fake.coreference_bias is not None:
             from coref_fake import biased_reply  # tests/ is on the path (conftest, or run as a script)
 

@@ -59,8 +59,9 @@ def given_options(ctx: click.Context) -> list[str]:
 def study_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--study", default=None, metavar="NAME",
                         help="fill-in (default: Busker et al.'s probes), jobs (Mattern et al.'s P(gender | job), "
-                             "debiasing prefixes and story names) or coreference (Marin & Eger's scenes with "
-                             "he/she/they and a right answer; Sterlie et al.'s criteria).")(func)
+                             "debiasing prefixes and story names), coreference (Marin & Eger's scenes with "
+                             "he/she/they and a right answer; Sterlie et al.'s criteria), anecdotes (Sterlie et al.'s "
+                             "anecdotes per profession) or stories (Marin & Eger's story names).")(func)
 
 
 def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:

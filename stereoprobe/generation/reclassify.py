@@ -11,13 +11,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.generation.ask import label_fields
+from stereoprobe.generation.ask import label_fields, prompt_words
 from stereoprobe.generation.records import GenRecord
 
 
 def reclassify(study: Any, run_dir: Path) -> Any:
-    import re
-
     from stereoprobe.reparse import rewrite
 
     classifier = study.classifier({})
@@ -27,8 +25,7 @@ def reclassify(study: Any, run_dir: Path) -> Any:
             return rec
         api_refusal = rec.refused and rec.problem == "refused" and rec.label is None and \
             (rec.response or {}).get("refusal") is True
-        found = label_fields(rec.text, rec.finish_reason, api_refusal, classifier,
-                             tuple(re.findall(r"[A-Za-z]+", rec.group)))
+        found = label_fields(rec.text, rec.finish_reason, api_refusal, classifier, prompt_words(rec.group, rec.prompt))
         if all(getattr(rec, k) == v for k, v in found.items()):
             return rec
         return replace(rec, **found)

@@ -77,7 +77,7 @@ class GenerationStudy(FolderStudy):
         return probes[:limit] if limit else probes
 
     def probes_table(self, probes: Sequence[Any]) -> str:
-        rows = [f"{p.probe_id}  {p.group[:28]:<28} {p.variant[:11]:<11} {p.text.splitlines()[-1][:90]}" for p in probes]
+        rows = [f"{p.probe_id}  {p.group[:28]:<28} {p.variant[:11]:<11} ...{p.text.splitlines()[-1][-70:]}" for p in probes]
         return "\n".join(["probe_id      group                        variant     prompt", *rows])
 
     def write_probes(self, probes: Sequence[Any], path: Path) -> None:
