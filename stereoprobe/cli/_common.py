@@ -75,7 +75,11 @@ def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Only questions or only statements."),
         click.option("--templates", default=None, metavar="NAME",
                      help="Template family: paper (default, Busker et al.'s six) or choenni "
-                          "(Choenni et al.'s five questions and statement counterparts)."),
+                          "(Choenni et al.'s five questions and statement counterparts). coreference: marin-eger "
+                          "(default, Marin & Eger's seven scenes) or sterlie (Sterlie et al.'s own prompts)."),
+        click.option("--questions", type=click.Path(path_type=str), default=None, metavar="FILE.jsonl",
+                     help="coreference --templates sterlie: multiple-choice questions (MedQA-USMLE's format: "
+                          "question, options A-D, answer_idx) for Sterlie et al.'s Template Prompt 3.1."),
         click.option("--job", multiple=True, help="jobs study: only this job (repeatable). coreference: only the "
                      "pairs both of whose professions are named."),
         click.option("--prompt", multiple=True, metavar="ID",

@@ -49,6 +49,12 @@ NOTE = (
 )
 
 
+def _template_set(run: Path) -> str | None:
+    """``sterlie`` for a --templates sterlie run's scores, else None (read from meta.json)."""
+    path = run / "coreference" / "meta.json"
+    return json.loads(path.read_text(encoding="utf-8")).get("template_set") if path.is_file() else None
+
+
 def _read(run: Path) -> dict[str, Any]:
     return read_scores(run, "coreference", TABLES)
 
@@ -298,6 +304,10 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     from stereoprobe.studies.coreference.triples import triples_page
 
     run = Path(run_dir)
+    if _template_set(run) == "sterlie":  # Sterlie et al.'s own prompts: their tables
+        from stereoprobe.studies.coreference import sterlie_page, sterlie_score
+
+        return sterlie_page.build_page(run, read_scores(run, "coreference", sterlie_score.TABLES), out)
     t = _read(run)
     meta = t["meta"]
     d = _first(t)
