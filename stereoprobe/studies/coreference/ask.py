@@ -104,7 +104,9 @@ def _chat(backend: CorefBackend, probe: CorefProbe) -> dict[str, Any]:
     about = {"raw": answer.raw, "usage": answer.usage, "response": answer.response}
     if answer.refused:  # the API's own refusal (message.refusal)
         return {"answer": "U", "refused": True, **about}
-    parsed = parse_answer(answer.raw, probe.profession_a, probe.profession_b)
+    from stereoprobe.studies.coreference.medqa import parse_baseline
+
+    parsed = parse_baseline(answer.raw, probe) or parse_answer(answer.raw, probe.profession_a, probe.profession_b)
     if answer.logprobs:  # the reply's probability of naming each profession, where it can be read
         from stereoprobe.backends.chat_logprobs import option_probabilities
 

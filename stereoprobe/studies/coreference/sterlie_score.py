@@ -140,14 +140,20 @@ def table3(frame: Any, n_boot: int, seed: int, level: float) -> Any:
                              level)
     out = out.rename(columns={"k": "errors", "pct": "error_pct", "low": "error_low", "high": "error_high"})
     first = base.drop_duplicates("template").set_index("template")
+    texts = base.groupby("template")["text"].nunique()
+    many = {t: texts[t] > 1 for t in names}  # Baseline 1: one row over every question
     out.insert(0, "template", names)
-    out.insert(1, "question", [first.loc[t, "text"] if "text" in first else "" for t in names])
-    out.insert(2, "right_answer", [first.loc[t, "profession_a" if first.loc[t, "expected"] == "A" else
-                                            "profession_b"] for t in names])
+    out.insert(1, "question", [f"{texts[t]} questions, each alone" if many[t] else first.loc[t, "text"]
+                               for t in names])
+    out.insert(2, "right_answer", ["each question's" if many[t] else first.loc[t, "profession_a" if first.loc[
+        t, "expected"] == "A" else "profession_b"] for t in names])
     prompts = frame[frame["pronoun"].isin(BINARY)]
-    for p in BINARY:
-        wrong = prompts[prompts["pronoun"] == p].groupby("template")["correct"].agg(lambda c: 100 * (1 - c.mean()))
-        out[f"{p}_error_pct"] = [wrong.get(t.removesuffix(" baseline"), np.nan) for t in names]
+    for p in BINARY:  # the same question with the pronoun (sector prompts), or every 3.1 prompt (Baseline 1)
+        mine = prompts[prompts["pronoun"] == p]
+        wrong = mine.groupby("template")["correct"].agg(lambda c: 100 * (1 - c.mean()))
+        overall = 100 * (1 - mine["correct"].mean()) if len(mine) else np.nan
+        out[f"{p}_error_pct"] = [wrong.get(t.removesuffix(" baseline"), overall) if t.endswith(" baseline")
+                                 else overall for t in names]
     return out.reset_index(drop=True)
 
 
