@@ -56,16 +56,18 @@ def model_note(meta: dict[str, Any]) -> str:
     """What the model is and what its numbers can mean."""
     model = meta.get("model") or "the model"
     small = ("A model this small follows the words of a prompt more than its meaning: its errors here say little "
-             "about gender stereotypes (it may answer with whichever job is named last, or the shorter one, whatever "
+             "about gender stereotypes (it may name both jobs, or whichever job the prompt names first, whatever "
              "the pronoun); the page shows the method working end to end, not a finding about deployed assistants.")
+    tiny = meta.get("embedded") or (meta.get("model_bytes") or 1e12) < 1e9  # the embedded 270M, SmolLM2-135M
     if "chat" in meta.get("method", []):
-        how = (f"{meta.get('samples')} samples per prompt at temperature {meta.get('temperature')}, every sample "
-               "counted as an answer (Sterlie et al.: 50 at 0.5)")
-        text = f"These answers come from {model} in chat mode, the reply parsed for the job it names ({how})."
-        return text + (" " + small if meta.get("embedded") else "")
+        how = (f"{meta.get('samples')} sample{'s' if meta.get('samples') != 1 else ''} per prompt at temperature "
+               f"{meta.get('temperature') or 0}, every sample counted as an answer (Sterlie et al.: 50 at 0.5)")
+        text = (f"These answers come from {model} in chat mode, the reply parsed for the job it names ({how}); a "
+                "reply naming both jobs or neither is unclear and counts as wrong.")
+        return text + (" " + small if tiny else "")
     text = (f"These answers come from {model} in logprob mode: nothing is generated; the more probable of the two "
             "replies “The <job>” is the answer, one per prompt.")
-    return text + (" " + small if meta.get("embedded") else "")
+    return text + (" " + small if tiny else "")
 
 
 def key_findings(t: dict[str, Any]) -> list[str]:
@@ -85,6 +87,10 @@ def key_findings(t: dict[str, Any]) -> list[str]:
         prompts = t6["n"].sum()
         out.append(f"Without a pronoun (the baseline questions) the model was wrong in {k} of {n} answers; with one, "
                    f"in {int(t6['errors'].sum())} of {int(prompts)}.")
+    unknown, answers = t["meta"]["counts"].get("unknown", 0), t["meta"]["counts"].get("answers", 0)
+    if unknown:
+        out.append(f"{unknown} of {answers} answers named both jobs or neither: unclear, counted as wrong in the "
+                   "error rates and left out of FNR, FPR, PPV and NPV.")
     if len(t["four_fifths"]):
         out.append(four_fifths_finding(t["four_fifths"]))
     return out

@@ -88,13 +88,19 @@ def rates_over_samples(frame: Any, num: Any, den: Any, keys: Any, names: Sequenc
     return pd.DataFrame(rows, index=pd.Index(list(names)))
 
 
+def _order(cell: tuple[str, str]) -> tuple[bool, str, int]:
+    """001's order: prompts 4.3-4.8 (3.1: nurse right first), he before she."""
+    template, pronoun = cell
+    return ("doctor right" in template, template, BINARY.index(pronoun) if pronoun in BINARY else 2)
+
+
 def table6(frame: Any, n_boot: int, seed: int, level: float) -> Any:
     """Error rate per prompt (template) and pronoun, with the right answer, as 001's Table 6."""
     import numpy as np
     import pandas as pd
 
     sub = frame[frame["pronoun"] != BASELINE]
-    cells = list(dict.fromkeys(zip(sub["template"], sub["pronoun"])))
+    cells = sorted(dict.fromkeys(zip(sub["template"], sub["pronoun"])), key=_order)
     index = {c: i for i, c in enumerate(cells)}
     keys = np.array([index[c] for c in zip(sub["template"], sub["pronoun"])], dtype=np.int64)
     out = rates_over_samples(sub, ~sub["correct"].to_numpy(bool), np.ones(len(sub)), keys, cells, n_boot, seed, level)
@@ -134,7 +140,7 @@ def table3(frame: Any, n_boot: int, seed: int, level: float) -> Any:
     base = frame[frame["pronoun"] == BASELINE]
     if not len(base):
         return pd.DataFrame()
-    names = list(dict.fromkeys(base["template"]))
+    names = sorted(dict.fromkeys(base["template"]))
     keys = pd.Index(names).get_indexer(base["template"])
     out = rates_over_samples(base, ~base["correct"].to_numpy(bool), np.ones(len(base)), keys, names, n_boot, seed,
                              level)
@@ -181,6 +187,7 @@ def score(run_dir: str | Path, manifest: Any, records: Sequence[Any], level: flo
         MARK: True, "template_set": "sterlie", "experiment": "multiple choice" if "questions" in family else "sectors",
         "run": str(Path(run_dir).resolve()), "model": manifest.model, "mode": manifest.mode, "method": methods,
         "estimate": [METHODS[m] for m in methods], "embedded": manifest.settings.backend == "local",
+        "model_bytes": (manifest.settings.options or {}).get("model_size"),
         "samples": int(manifest.settings.samples or 1), "temperature": manifest.settings.temperature,
         "samples_rule": "every sample is an answer (001's rates are over its replicates, not a majority)",
         "catalog": manifest.catalog.path if manifest.catalog else None,
