@@ -308,7 +308,7 @@ def test_a_template_without_an_expected_answer_is_one_line_and_creates_nothing(t
     (["--job", "nurse", "--job", "secretary"], "No pair has both of its professions among the --job given"),
     (["--prompt", "lunch"], "Unknown template 'lunch' in --prompt"),
     (["--debias", "9"], "--debias '9': give all, none, or numbers from 0 to 6"),
-    (["--templates", "choenni"], "--templates does not apply to the coreference study"),
+    (["--templates", "choenni"], "Unknown template set 'choenni' for the coreference study"),
     (["--setting", "with dialogue"], "--setting does not apply to the coreference study"),
     (["--instruction", "x"], "--instruction does not apply to the coreference study"),
     (["--catalog", "x.csv"], "--catalog does not apply to the coreference study"),
