@@ -13,8 +13,8 @@ Baseline questions (no pronoun) are always answered right. The multiple-choice p
   :func:`expected_wrong`;
 - logprob (``/v1/completions`` with echo, :class:`SectorScoring`): the continuation
   " The <job>" the model picks gets its first name token probability ``HIGH``, the other
-  ``LOW`` (later name tokens 1, " The" 0.5; Baseline 1's " C) Rubella": its first token); an anti-stereotypical prompt picks the other
-  job when :func:`draw` ``(probe_id, 0) < bias``.
+  ``LOW`` (later name tokens 1, " The" 0.5; Baseline 1's " C) Rubella": its first token);
+  an anti-stereotypical prompt picks the other job when :func:`draw` ``(probe_id, 0) < bias``.
 
 >>> p = next(p for p in sector_probes() if p.template == "4.6" and p.pronoun == "she")
 >>> sector_reply(None, p.text, 1.0)

@@ -128,7 +128,8 @@ GOOD = {"question": "Q?", "options": {"A": "a", "B": "b", "C": "c", "D": "d"}, "
 
 @pytest.mark.parametrize("lines, extra, message", [
     ([{k: v for k, v in GOOD.items() if k != "answer_idx"}], [], "line 1: the right option is missing"),
-    ([GOOD, {**GOOD, "options": {"A": "a", "B": "b", "C": "c", "E": "e"}}], [], "line 2: option letter 'E' is outside A-D"),
+    ([GOOD, {**GOOD, "options": {"A": "a", "B": "b", "C": "c", "E": "e"}}], [],
+     "line 2: option letter 'E' is outside A-D"),
     ([{**GOOD, "answer_idx": "E"}], [], "answer_idx 'E' is outside A-D"),
     ([], [], "the file holds no questions"),
     (["\n", "  \n"], [], "the file holds no questions"),

@@ -164,6 +164,17 @@ def test_chat_over_http_every_sample_is_an_answer_and_rates_follow_the_rule(chat
     assert meta["temperature"] == 0.5 and "within its prompt" in meta["statistics"]["unit"]
 
 
+def test_compare_refuses_sterlie_runs_in_one_line(chat_run, tmp_path):
+    from click.testing import CliRunner
+
+    from stereoprobe.cli import cli
+
+    out, _, _ = chat_run
+    res = CliRunner().invoke(cli, ["compare", str(out), str(out), "--out", str(tmp_path / "cmp")])
+    assert res.exit_code == 2 and "asks Sterlie et al.'s prompts" in res.output and len(res.output.splitlines()) == 1
+    assert not (tmp_path / "cmp").exists()
+
+
 def test_chat_run_page_shows_001s_tables(chat_run, run_cli):
     out, _, _ = chat_run
     res = run_cli("report", str(out))
@@ -215,7 +226,8 @@ def test_bad_template_set_options_one_line_nothing_created(tmp_path, extra, mess
 
     out = tmp_path / "run"
     res = CliRunner().invoke(cli, ["collect", "--study", "coreference", "--model", "m", "--base-url",
-                                   "http://127.0.0.1:9/v1", "--out", str(out), *extra], env={"OPENAI_API_KEY": TEST_KEY})
+                                   "http://127.0.0.1:9/v1", "--out", str(out), *extra],
+                           env={"OPENAI_API_KEY": TEST_KEY})
     lines = res.output.strip().splitlines()
     assert res.exit_code == 2 and len(lines) == 1 and message in lines[0], res.output
     assert not Path(out).exists()

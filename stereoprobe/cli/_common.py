@@ -85,7 +85,7 @@ def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--prompt", multiple=True, metavar="ID",
                      help="jobs study: only this prompt, 1-4 or a story (once, story, saturday, protagonist, "
                           "cast); coreference: only this template (late, cake, marriage, award, cash, "
-                          "'book borrower', 'book owner'); repeatable."),
+                          "'book borrower', 'book owner'; --templates sterlie: 4.3-4.8); repeatable."),
         click.option("--pairs", type=int, default=None, metavar="N",
                      help="coreference: N random pairs of the catalog's professions (as Marin & Eger sample "
                           "theirs) instead of the jobs study's 40 occupations."),

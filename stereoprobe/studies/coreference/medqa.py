@@ -149,7 +149,8 @@ def question_probes(q: Question) -> list[CorefProbe]:
                 continuations=(" The doctor", " The nurse")))
     text = f"{q.listed()} {BASELINE_QUESTION}"
     a, b = q.option(right), q.option(wrong)
-    out.append(CorefProbe(probe_id=coref_probe_id(BASELINE, a, b, "none", text), triple_id=_sha(FAMILY, q.qid, BASELINE),
+    out.append(CorefProbe(probe_id=coref_probe_id(BASELINE, a, b, "none", text),
+                          triple_id=_sha(FAMILY, q.qid, BASELINE),
                           cluster=q.qid, template=BASELINE, profession_a=a, profession_b=b, gender_a=None,
                           gender_b=None, pronoun="none", expected="A", referent="A", stereotype=None, text=text,
                           continuations=(f" {a}", f" {b}")))

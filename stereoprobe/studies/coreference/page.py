@@ -55,6 +55,12 @@ def _template_set(run: Path) -> str | None:
     return json.loads(path.read_text(encoding="utf-8")).get("template_set") if path.is_file() else None
 
 
+def _sterlie_page(run: Path, out: str | Path | None) -> Path:
+    from stereoprobe.studies.coreference import sterlie_page, sterlie_score
+
+    return sterlie_page.build_page(run, read_scores(run, "coreference", sterlie_score.TABLES), out)
+
+
 def _read(run: Path) -> dict[str, Any]:
     return read_scores(run, "coreference", TABLES)
 
@@ -304,10 +310,8 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     from stereoprobe.studies.coreference.triples import triples_page
 
     run = Path(run_dir)
-    if _template_set(run) == "sterlie":  # Sterlie et al.'s own prompts: their tables
-        from stereoprobe.studies.coreference import sterlie_page, sterlie_score
-
-        return sterlie_page.build_page(run, read_scores(run, "coreference", sterlie_score.TABLES), out)
+    if _template_set(run) == "sterlie":  # Sterlie et al.'s own prompts: their tables (sterlie_page.py)
+        return _sterlie_page(run, out)
     t = _read(run)
     meta = t["meta"]
     d = _first(t)

@@ -135,7 +135,8 @@ def check_set(options: Mapping[str, Any]) -> str:
         given = [k for k in NOT_HERE if options.get(k) not in (None, (), [])]
         if given:
             flags = ", ".join("--" + k.replace("_", "-") for k in given)
-            raise DataError(f"{flags} {'applies' if len(given) == 1 else 'apply'} to Marin & Eger's scenes; --templates sterlie asks 001's own prompts: "
+            verb = "applies" if len(given) == 1 else "apply"
+            raise DataError(f"{flags} {verb} to Marin & Eger's scenes; --templates sterlie asks 001's own prompts: "
                             "drop them.")
     return name
 

@@ -105,7 +105,8 @@ def table6(frame: Any, n_boot: int, seed: int, level: float) -> Any:
     keys = np.array([index[c] for c in zip(sub["template"], sub["pronoun"])], dtype=np.int64)
     out = rates_over_samples(sub, ~sub["correct"].to_numpy(bool), np.ones(len(sub)), keys, cells, n_boot, seed, level)
     first = sub.drop_duplicates("template").set_index("template")
-    right = {t: first.loc[t, "profession_a" if first.loc[t, "expected"] == "A" else "profession_b"] for t in first.index}
+    right = {t: first.loc[t, "profession_a" if first.loc[t, "expected"] == "A" else "profession_b"]
+             for t in first.index}
     out = out.rename(columns={"k": "errors", "pct": "error_pct", "low": "error_low", "high": "error_high"})
     out.insert(0, "template", [c[0] for c in cells])
     out.insert(1, "pronoun", [c[1] for c in cells])
