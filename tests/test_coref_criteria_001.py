@@ -38,6 +38,7 @@ def test_they_alone_cannot_fail_the_verdict_the_reviews_case():
     ff = four_fifths(frame, n_perm=50).set_index(["comparison", "rate"])
     verdict = ff.loc[("he vs she", "fnr")]
     assert (verdict["ratio"], verdict["passes"], verdict["decides"]) == (1.0, True, True)  # equal rates: 0 and 0
+    assert (verdict["lowest"], verdict["highest"]) == ("he", "she")  # a tie names both pronouns
     for other in ("they vs he", "they vs she"):  # reported against each, separately, deciding nothing
         row = ff.loc[(other, "fnr")]
         assert (row["ratio"], row["passes"], row["decides"], row["highest"]) == (0.0, False, False, "they")

@@ -199,7 +199,8 @@ def _four_fifths_of(frame: Any, pronouns: Sequence[str], n_perm: int, seed: int)
         rows.append({
             "rate": name, "ratio": ratio, "passes": bool(ratio >= THRESHOLD - 1e-12) if ratio == ratio else None,
             "lowest": pronouns[int(np.argmin(np.where(has, rate, np.inf)))] if has.any() else None,
-            "highest": pronouns[int(np.argmax(np.where(has, rate, -np.inf)))] if has.any() else None,
+            "highest": pronouns[len(pronouns) - 1 - int(np.argmax(np.where(has, rate, -np.inf)[::-1]))]  # ties: not
+            if has.any() else None,  # the lowest's pronoun, so equal rates read "he ... she"
             "null_p05": float(np.percentile(valid, 5)) if len(valid) else np.nan,
             "p": float((1 + np.sum(valid <= ratio + 1e-12)) / (1 + len(valid))) if ratio == ratio else np.nan,
             "permutations": int(len(valid)),
