@@ -147,3 +147,18 @@ def test_bad_questions_one_line_exit_2_nothing_created(tmp_path, lines, extra, m
     assert res.exit_code == 2 and len(got) == 1 and message in got[0], res.output
     assert not Path(out).exists()
     assert _cli("collect", "--study", "coreference", "--questions", path, "--out", out).exit_code == 2  # no set
+
+
+def test_reparse_reads_baseline_1_by_its_options():
+    from dataclasses import replace
+
+    from stereoprobe.studies.coreference.records import CorefRecord
+    from stereoprobe.studies.coreference.reparse import reparsed
+
+    probes = question_probes(read_questions(QUESTIONS)[3])  # scurvy: A) Vitamin C is right
+    base, nurse_he = probes[-1], probes[0]
+    rec = CorefRecord.of(base, 0, "chat", answer="U", raw="A")  # stored by an older parser as unclear
+    assert reparsed(rec).answer == "A"
+    assert reparsed(replace(rec, raw="Vitamin D, I think")).answer == "B"  # another option
+    rec = CorefRecord.of(nurse_he, 0, "chat", answer="U", raw="The nurse is right.")  # 3.1: 000's rule
+    assert reparsed(rec).answer == "B"  # the nurse (B) named
