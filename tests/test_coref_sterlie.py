@@ -157,6 +157,7 @@ def test_chat_over_http_every_sample_is_an_answer_and_rates_follow_the_rule(chat
     assert st.loc["he", "npv_pct"] == pytest.approx(100 * n / (n + flips["he"]), rel=1e-5)
     assert st.loc["she", "ppv_pct"] == pytest.approx(100 * n / (n + flips["she"]), rel=1e-5)
     assert st.loc["he", "fnr_low"] < st.loc["he", "fnr_pct"] < st.loc["he", "fnr_high"]
+    assert t["table6"]["p_right"].isna().all()  # chat: no logprobs of the two replies
     ff = t["four_fifths"].set_index("rate")
     assert ff["comparison"].unique().tolist() == ["he vs she"] and ff.loc["fnr", "ratio"] == 0
     meta = json.loads((out / "coreference" / "meta.json").read_text())
@@ -211,6 +212,9 @@ def test_logprob_over_http_completions_with_echo_follow_the_rule(tmp_path):
     t6 = t["table6"]
     assert t6["n"].tolist() == [1] * 12 and t6["error_low"].isna().all()  # one answer per prompt: no interval
     assert int(t6["errors"].sum()) == flipped
+    # two-way probability of the right reply: HIGH / (HIGH + LOW) when the rule picks it, LOW / (...) when not
+    assert t6["p_right"].tolist() == pytest.approx([LOW / (HIGH + LOW) if e else HIGH / (HIGH + LOW)
+                                                    for e in t6["errors"]])
 
 
 @pytest.mark.parametrize("extra, message", [

@@ -36,6 +36,12 @@ def test_embedded_model_logprob_mode(run_cli, tmp_path):
     assert t6[["template", "pronoun"]].values.tolist() == [["4.3", "he"], ["4.3", "she"], ["4.6", "he"], ["4.6", "she"]]
     assert t6["errors"].tolist() == [wrong[tuple(k)] for k in t6[["template", "pronoun"]].values.tolist()]
     assert t6["error_low"].isna().all()  # one answer per prompt: no interval
+    import math
+
+    p_right = {(r["template"], r["pronoun"]): 1 / (1 + math.exp((r["logprob_b"] - r["logprob_a"]) *
+                                                               (1 if r["expected"] == "A" else -1))) for r in recs}
+    assert t6["p_right"].tolist() == pytest.approx([p_right[tuple(k)] for k in
+                                                    t6[["template", "pronoun"]].values.tolist()], rel=1e-5)
     assert "A model this small" in page and "logprob mode" in page
 
 

@@ -112,7 +112,30 @@ def table6(frame: Any, n_boot: int, seed: int, level: float) -> Any:
     out.insert(1, "pronoun", [c[1] for c in cells])
     out.insert(2, "right_answer", [right[c[0]] for c in cells])
     out.insert(3, "truth", [int(first.loc[c[0], "expected"] == "B") for c in cells])  # 001's eq. (5)
+    out["p_right"] = _p_right(sub, keys, len(cells))
     return pd.DataFrame(out).reset_index(drop=True)
+
+
+def _p_right(sub: Any, keys: Any, n: int) -> Any:
+    """Logprob mode: the mean two-way probability of the right reply, P(right) / (P(A) + P(B)),
+    per cell (NaN for chat answers): how far from a coin toss the model's choice is."""
+    import numpy as np
+
+    la, lb = (pd_float(sub[c]) for c in ("logprob_a", "logprob_b"))
+    with np.errstate(invalid="ignore", over="ignore"):
+        p_a = 1 / (1 + np.exp(lb - la))
+    p = np.where(sub["expected"].to_numpy(object) == "A", p_a, 1 - p_a)
+    ok = ~np.isnan(p)
+    sums = np.bincount(keys[ok], weights=p[ok], minlength=n)
+    counts = np.bincount(keys[ok], minlength=n)
+    return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def pd_float(column: Any) -> Any:
+    """A column of floats and Nones as a float array (None: NaN)."""
+    import numpy as np
+
+    return np.array([np.nan if v is None else float(v) for v in column], dtype=np.float64)
 
 
 def separation(frame: Any, n_boot: int, seed: int, level: float) -> Any:
