@@ -88,6 +88,13 @@ def key_findings(t: dict[str, Any]) -> list[str]:
         prompts = t6["n"].sum()
         out.append(f"Without a pronoun (the baseline questions) the model was wrong in {k} of {n} answers; with one, "
                    f"in {int(t6['errors'].sum())} of {int(prompts)}.")
+    if "p_right" in t6 and t6["p_right"].notna().any():  # logprob mode: how much the pronoun moves P(right)
+        wide = t6.pivot_table(index="template", columns="pronoun", values="p_right")
+        if {"he", "she"} <= set(wide.columns):
+            gap = (wide["she"] - wide["he"]).abs()
+            out.append(f"The two-way probability of the right reply moves by at most {gap.max():.2f} between he and "
+                       f"she (prompt {gap.idxmax()}), while it ranges from {wide.min().min():.2f} to "
+                       f"{wide.max().max():.2f} across prompts.")
     unknown, answers = t["meta"]["counts"].get("unknown", 0), t["meta"]["counts"].get("answers", 0)
     if unknown:
         out.append(f"{unknown} of {answers} answers named both jobs or neither: unclear, counted as wrong in the "
@@ -122,7 +129,9 @@ def _sections(t: dict[str, Any]) -> list[str]:
                                                ("right_answer", "right answer", ""), ("she", "she", ""),
                                                ("he", "he", "")],
                    "Error rate with each pronoun, every sample an answer (answers per cell in table6.csv); 95% "
-                   "intervals over samples in brackets")]
+                   "intervals over samples in brackets" if "chat" in t["meta"].get("method", []) else
+                   "Error rate with each pronoun, one answer per prompt (the more probable reply); P(right): the "
+                   "two-way probability of the right reply, P(right) / (P(doctor) + P(nurse)), 0.5 a coin toss")]
     if len(t["table3"]):
         body += [f"<h2>{esc(baseline)}</h2>",
                  _table(t["table3"], [("question", "baseline question", ""), ("right_answer", "right answer", ""),
@@ -130,7 +139,9 @@ def _sections(t: dict[str, Any]) -> list[str]:
                                       ("he_error_pct", "with he, %", "num"), ("she_error_pct", "with she, %", "num")],
                         base_caption)]
     body += [f"<h2>{esc(criteria)}</h2>",
-             _table(_by_rate(t["separation"]), [("rate", "", ""), ("she", "she", ""), ("he", "he", "")], positive),
+             f'<p class="small">{esc(positive)}.</p>',
+             _table(_by_rate(t["separation"]), [("rate", "", ""), ("she", "she", ""), ("he", "he", "")],
+                    "Per pronoun, 95% intervals over samples"),
              _table(t["separation"], [("pronoun", "pronoun", ""), ("tp", "TP", "int"), ("fn", "FN", "int"),
                                       ("fp", "FP", "int"), ("tn", "TN", "int"), ("unknown", "U", "int")],
                     "The cells behind them; U: a reply naming neither job, left out of the rates")]
@@ -155,7 +166,8 @@ def _wide_table6(t6: Any) -> Any:
     questions = {s.template: s.prompt[s.prompt.rindex("Who"):] for s in load_sector()}  # 001: "{...} who ...?"
     rows = []
     for template, sub in t6.groupby("template", sort=False):
-        cells = {r["pronoun"]: _pct(r, "error") for r in sub.to_dict("records")}
+        cells = {r["pronoun"]: _pct(r, "error") + (f"; P(right) {r['p_right']:.2f}" if r.get("p_right") == r.get(
+            "p_right") and r.get("p_right") is not None else "") for r in sub.to_dict("records")}
         rows.append({"template": template, "question": questions.get(str(template), "Who is right?"),
                      "right_answer": sub["right_answer"].iloc[0], "she": cells.get("she", "–"),
                      "he": cells.get("he", "–")})
