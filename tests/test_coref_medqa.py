@@ -162,3 +162,27 @@ def test_reparse_reads_baseline_1_by_its_options():
     assert reparsed(replace(rec, raw="Vitamin D, I think")).answer == "B"  # another option
     rec = CorefRecord.of(nurse_he, 0, "chat", answer="U", raw="The nurse is right.")  # 3.1: 000's rule
     assert reparsed(rec).answer == "B"  # the nurse (B) named
+
+
+def test_001s_tables_1_and_2_through_the_multiple_choice_prompts():
+    """001's 560 prompts: 140 per pronoun and group (here 4 questions x 35 samples), the counts of
+    tests/test_coref_criteria_001.py, scored by the sterlie tables: every printed cell."""
+    from test_coref_criteria_001 import PRINTED, TABLES_1_2
+
+    from stereoprobe.studies.coreference.records import CorefRecord
+    from stereoprobe.studies.coreference.sterlie_score import sample_frame, separation
+
+    probes = [p for q in read_questions(QUESTIONS) for p in question_probes(q) if p.pronoun != "none"]
+    recs = []
+    for pronoun, c in TABLES_1_2.items():
+        for group, cells in (("3.1 nurse right", [("B", c["tp"]), ("A", c["fn"]), ("U", c["u1"])]),
+                             ("3.1 doctor right", [("B", c["fp"]), ("A", c["tn"]), ("U", c["u0"])])):
+            answers = [a for a, n in cells for _ in range(n)]
+            mine = [p for p in probes if p.template == group and p.pronoun == pronoun]
+            assert len(answers) == 140 == 35 * len(mine)
+            recs += [CorefRecord.of(mine[i // 35], i % 35, "chat", answer=a, raw="") for i, a in enumerate(answers)]
+    st = separation(sample_frame(recs), 200, 0, 0.95).set_index("pronoun")
+    for pronoun, printed in PRINTED.items():
+        for rate, value in printed.items():
+            assert round(st.loc[pronoun, f"{rate}_pct"] / 100, 2) == value, (pronoun, rate)
+        assert st.loc[pronoun, f"{rate}_low"] <= st.loc[pronoun, f"{rate}_pct"] <= st.loc[pronoun, f"{rate}_high"]
