@@ -94,7 +94,8 @@ def ask(backend: GenBackend, probe: GenProbe, sample: int, preflight: bool = Fal
         raise
     except Exception as exc:  # stored as this sample's error; the run goes on
         if preflight and isinstance(exc, ConnectionError):
-            raise BackendError(f"Cannot reach the endpoint ({exc}); check --base-url and that the server is running.") from None
+            raise BackendError(f"Cannot reach the endpoint ({exc}); check --base-url and that the server is "
+                               "running.") from None
         return GenRecord(**base, error=str(exc) or type(exc).__name__, attempts=backend.attempts_of_last_ask(),
                          latency_s=round(time.perf_counter() - start, 4)), \
             "Timeout" in type(exc).__name__ or isinstance(exc, TimeoutError)
