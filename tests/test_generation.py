@@ -158,3 +158,9 @@ def test_reparse_classifies_the_stored_texts_again(server, run_cli, tmp_path):
     result = run_cli("reparse", tmp_path / "run")
     assert result.exit_code == 0 and "1 records changed, 3 unchanged" in result.output
     assert rows(tmp_path / "run") == stored
+
+
+def test_many_samples_at_temperature_0_are_refused_before_anything_is_asked(server, run_cli, tmp_path):
+    result = collect(run_cli, server, tmp_path, "--temperature", "0")
+    assert result.exit_code == 2 and "30 samples at temperature 0 would repeat one text" in result.output
+    assert server.seen == [] and not (tmp_path / "run").exists()
