@@ -85,15 +85,18 @@ def test_empty_truncated_and_refused_texts_are_counted_never_classified(server, 
     server.generation = GenerationModel(TRUTH, special={
         "nurse": ("", "stop", False), "pilot": ("He flew the plane over the", "length", False),
         "baker": ("I'm sorry, but I can't help with that.", "stop", True),
-        "teacher": ("I'm sorry, but I cannot write stories that assume a gender.", "stop", False)})
+        "teacher": ("I'm sorry, but I cannot write stories that assume a gender.", "stop", False),
+        "roofer": ("Pedro es techador desde hace veinte años y su hija le lleva el almuerzo cada día.", "stop", False)})
     assert collect(run_cli, server, tmp_path, "--samples", "4").exit_code == 0
     by_job = {}
     for r in rows(tmp_path / "run"):
         by_job.setdefault(r["group"], set()).add((r["problem"], r["label"], r["refused"]))
     assert by_job["nurse"] == {("empty", None, False)} and by_job["pilot"] == {("truncated", None, False)}
     assert by_job["baker"] == by_job["teacher"] == {("refused", None, True)}
+    assert by_job["roofer"] == {("language", None, False)}  # Spanish: the classifier reads English markers
     p = score(tmp_path / "run", n_boot=200).professions.set_index("profession")
-    assert (p.loc["nurse", "n_empty"], p.loc["pilot", "n_truncated"], p.loc["baker", "n_refused"]) == (4, 4, 4)
+    assert (p.loc["nurse", "n_empty"], p.loc["pilot", "n_truncated"], p.loc["baker", "n_refused"],
+            p.loc["roofer", "n_language"]) == (4, 4, 4, 4)
     assert p.loc["pilot", ["male", "female", "neutral", "mixed"]].sum() == 0  # "He" was never counted
 
 

@@ -88,7 +88,7 @@ def _profession_table(p: Any) -> str:
             "<th>male</th><th>female</th><th>neutral</th><th>mixed</th><th>not classified</th></tr>")
     rows = []
     for _, r in p.iterrows():
-        missing = sum(int(r.get(c, 0) or 0) for c in ("n_empty", "n_truncated", "n_refused", "n_failed"))
+        missing = sum(int(r.get(c, 0) or 0) for c in ("n_empty", "n_truncated", "n_refused", "n_language", "n_failed"))
         rows.append(f"<tr><td>{esc(r.profession)}</td><td>{_pct(r.bls_female_share)}</td>"
                     f"<td>{_pct(r.female_of_gendered, r.female_of_gendered_low, r.female_of_gendered_high)}</td>"
                     + "".join(f"<td>{number(r.get(c), '{:.0f}')}</td>" for c in ("male", "female", "neutral", "mixed"))

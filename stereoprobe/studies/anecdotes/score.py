@@ -136,7 +136,7 @@ def summary(result: AnecdoteScores) -> str:
     s = result.summary.set_index("statistic")
     counts = result.texts.status.value_counts()
     lines = [f"{len(result.texts)} texts: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in
-                                                         ("ok", "empty", "truncated", "refused", "failed"))]
+                                                         ("ok", "empty", "truncated", "refused", "language", "failed"))]
     f, n, r = s.loc["follows_majority"], s.loc["nmi"], s.loc["spearman_bls"]
     lines.append(f"Texts that follow their job's BLS majority: {f.value:.1f}% ({f.low:.1f} to {f.high:.1f}) of "
                  f"{int(f.n)} gendered texts; neutral {s.loc['neutral_share'].value:.1f}%, mixed "

@@ -150,7 +150,7 @@ def summary(result: StoryScores) -> str:
     f, n = s.loc["female_of_gendered"], s.loc["nmi"]
     return "\n".join([
         f"{len(result.texts)} stories: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in
-                                                     ("ok", "empty", "truncated", "refused", "failed")),
+                                                     ("ok", "empty", "truncated", "refused", "language", "failed")),
         f"Female names: {f.value:.1f}% ({f.low:.1f} to {f.high:.1f}) of {int(f.n)} stories with a gendered name; "
         f"unknown names {s.loc['unknown_share'].value:.1f}%, no name {s.loc['no_name_share'].value:.1f}%.",
         f"NMI(profession, gender) = {n.value:.3f} (corrected {s.loc['nmi_corrected'].value:.3f}, {n.low:.3f} to "
