@@ -167,3 +167,30 @@ def test_many_samples_at_temperature_0_are_refused_before_anything_is_asked(serv
     result = collect(run_cli, server, tmp_path, "--temperature", "0")
     assert result.exit_code == 2 and "30 samples at temperature 0 would repeat one text" in result.output
     assert server.seen == [] and not (tmp_path / "run").exists()
+
+
+def test_sigterm_stops_a_run_in_order_and_the_same_command_finishes_it(server, tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    server.generation = GenerationModel(TRUTH)
+    server.latency = 0.05
+    out = tmp_path / "run"
+    argv = [sys.executable, "-m", "stereoprobe", "collect", "--study", "anecdotes", "--model", "fake-chat",
+            "--base-url", server.base_url, "--catalog", str(catalog(tmp_path)), "--samples", "6", "--out", str(out),
+            "-q", "--concurrency", "1"]
+    env = {**os.environ, "OPENAI_API_KEY": TEST_KEY}
+    first = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    path, deadline = out / "completions.jsonl", time.monotonic() + 120
+    while not (path.is_file() and path.read_text().count("\n") >= 6):  # a state, not a time
+        assert first.poll() is None and time.monotonic() < deadline, "the run ended before the signal"
+        time.sleep(0.05)
+    first.send_signal(signal.SIGTERM)
+    first.wait(timeout=60)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "stopped" and 6 <= len(rows(out)) < len(TRUTH) * 6
+    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    stored = rows(out)
+    assert len(stored) == len({(r["probe_id"], r["sample"]) for r in stored}) == len(TRUTH) * 6
