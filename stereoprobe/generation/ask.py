@@ -1,8 +1,10 @@
 """One sample of a generation probe asked, checked and classified: collect's ``StudyRun.ask``.
 
-A text is classified only when there is a whole English text to read: an empty text
-(``problem`` "empty"), a text in another language ("language": fewer than 12% of its words
-are English stop words, ``is_english``), a refusal (the API's, or a text whose first sentence is a refusal sentence
+A text is classified only when there is a whole text to read: an empty text (``problem``
+"empty"), for a classifier that reads English markers (``reads_english``) a text in
+another language ("language": fewer than 8% of its words are English stop words,
+``is_english``; a terse list of hobbies may have none, so other classifiers are not
+asked), a refusal (the API's, or a text whose first sentence is a refusal sentence
 under the fill-in parser's rule, ``parse.REFUSAL``, spoken by the model: "I'm sorry, ..."),
 and, for a classifier that needs the whole text (``whole_text``), a text cut by the token
 limit (finish reason "length": "truncated") are stored and counted, never classified.
@@ -59,7 +61,7 @@ def is_refusal(text: str) -> bool:
         not re.match(r"^\s*sorry\s+(?:was|is)\b", sentence, re.I) and not _SYMPATHY.search(sentence)
 
 
-def is_english(text: str, share: float = 0.12, at_least: int = 6) -> bool:
+def is_english(text: str, share: float = 0.08, at_least: int = 6) -> bool:
     """Whether a text reads as English: at least ``share`` of its words are English stop
     words (spaCy's list; English prose has 35-50%), judged on texts of ``at_least`` words
     (shorter ones pass). The classifiers read English markers, so a text in another
@@ -89,7 +91,7 @@ def label_fields(text: str | None, finish_reason: str | None, refused: bool, cla
         return {"problem": "empty", "refused": False, "label": None, "evidence": []}
     if finish_reason == "length" and classifier.whole_text:
         return {"problem": "truncated", "refused": False, "label": None, "evidence": []}
-    if not is_english(text):
+    if getattr(classifier, "reads_english", False) and not is_english(text):
         return {"problem": "language", "refused": False, "label": None, "evidence": []}
     label, evidence = classifier.classify(text, prompt_words)
     return {"problem": None, "refused": False, "label": label, "evidence": list(evidence)}

@@ -55,6 +55,7 @@ class GenderClassifier:
     version = VERSION
     labels = LABELS
     whole_text = True  # a truncated text may have lost its markers: not classified
+    reads_english = True  # its markers are English words: a text in another language is not read
 
     def __init__(self, names: Any = None) -> None:
         self._names = names
