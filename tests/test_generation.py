@@ -194,3 +194,20 @@ def test_sigterm_stops_a_run_in_order_and_the_same_command_finishes_it(server, t
     assert done.returncode == 0, done.stderr
     stored = rows(out)
     assert len(stored) == len({(r["probe_id"], r["sample"]) for r in stored}) == len(TRUTH) * 6
+
+
+def test_compare_puts_two_runs_side_by_side(server, run_cli, tmp_path):
+    import pandas as pd
+
+    server.generation = GenerationModel(TRUTH, seed=1)
+    for name in ("a", "b"):
+        result = run_cli("collect", "--study", "anecdotes", "--model", "fake-chat", "--base-url", server.base_url,
+                         "--catalog", catalog(tmp_path), "--samples", "10", "--out", tmp_path / name, "-q",
+                         env={"OPENAI_API_KEY": TEST_KEY})
+        assert result.exit_code == 0, result.output
+    result = run_cli("compare", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "cmp")
+    assert result.exit_code == 0, result.output
+    runs = pd.read_csv(tmp_path / "cmp" / "runs.csv")
+    assert set(runs.run) == {"a", "b"} and set(runs.statistic) >= {"follows_majority", "nmi", "spearman_bls"}
+    groups = pd.read_csv(tmp_path / "cmp" / "groups.csv").set_index("profession")
+    assert list(groups.index.sort_values()) == sorted(TRUTH) and "b:female_of_gendered" in groups
