@@ -211,3 +211,13 @@ def test_compare_puts_two_runs_side_by_side(server, run_cli, tmp_path):
     assert set(runs.run) == {"a", "b"} and set(runs.statistic) >= {"follows_majority", "nmi", "spearman_bls"}
     groups = pd.read_csv(tmp_path / "cmp" / "groups.csv").set_index("profession")
     assert list(groups.index.sort_values()) == sorted(TRUTH) and "b:female_of_gendered" in groups
+
+
+def test_an_endpoint_that_refuses_n_is_asked_once_per_sample(server, run_cli, tmp_path):
+    server.generation = GenerationModel(TRUTH, reject_n=True)
+    result = collect(run_cli, server, tmp_path, "--samples", "5", "--concurrency", "1")
+    assert result.exit_code == 0, result.output
+    stored = rows(tmp_path / "run")
+    assert len(stored) == len(TRUTH) * 5 and all(r["error"] is None and r["label"] for r in stored)
+    assert [s.outcome for s in server.seen[:2]] == ["400", "ok"] and all("n" not in s.body for s in server.seen[1:])
+    assert len(server.seen) == 1 + len(TRUTH) * 5  # the one refused request, then one per text
