@@ -70,7 +70,7 @@ def key_findings(t: dict[str, Any]) -> list[str]:
     bad = (texts.status != "ok").sum()
     out.append(f"Neutral texts (no gendered word): {_pct(s.loc['neutral_share'].value)}; mixed: "
                f"{_pct(s.loc['mixed_share'].value)}; {bad} of {len(texts)} texts were not classified "
-               "(empty, refused, cut off or failed).")
+               "(empty, refused, cut off, in another language or failed).")
     return out
 
 

@@ -49,7 +49,7 @@ def key_findings(t: dict[str, Any]) -> list[str]:
     bad = (t["texts"].status != "ok").sum()
     out.append(f"Names the table does not know: {number(s.loc['unknown_share'].value, '{:.0f}')}% of the stories; "
                f"no name at all: {number(s.loc['no_name_share'].value, '{:.0f}')}%; {bad} stories were not read "
-               "(empty, refused or failed).")
+               "(empty, refused, in another language or failed).")
     return out
 
 
