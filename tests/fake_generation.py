@@ -50,7 +50,8 @@ def text_for(profession: str, kind: str, gender: str | None, name: str) -> str:
 
 class GenerationModel:
     def __init__(self, truth: dict[str, float], seed: int = 0, neutral: float = 0.0, max_n: int | None = None,
-                 special: dict[str, tuple[str, str, bool]] | None = None) -> None:
+                 special: dict[str, tuple[str, str, bool]] | None = None, reject_n: bool = False) -> None:
+        self.reject_n = reject_n  # a request with n > 1 gets HTTP 400 naming 'n', as some servers answer
         self.truth = truth
         self.max_n = max_n  # at most this many choices per request, whatever n asks (as some servers do)
         self.special = special or {}  # profession -> (text, finish_reason, API refusal) for every sample
@@ -84,6 +85,11 @@ class GenerationModel:
     def respond(self, handler: Any, seen: Any, body: dict) -> bool:
         """Write the chat completion for a generation prompt; False when it is not one."""
         n = max(1, int(body.get("n") or 1))
+        if self.reject_n and n > 1 and profession_of(seen.message or "")[0] is not None:
+            seen.outcome = "400"
+            handler._error(400, "'n' is not supported for this model; ask one choice per request.",
+                           "invalid_request_error", None)
+            return True
         n = min(n, self.max_n) if self.max_n else n
         profession = profession_of(seen.message or "")[0]
         text, finish, refusal = self.special.get(profession, (None, "stop", False))

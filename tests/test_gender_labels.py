@@ -26,9 +26,9 @@ def test_the_classifier_agrees_with_the_hand_labels():
     got = [label_fields(r["text"], "stop", False, classifier, prompt_words(r["profession"], "")) for r in texts]
     agree = Counter((r["source"], (g["label"] or g["problem"]) == r["label"]) for r, g in zip(texts, got))
     overall = (agree[("smollm2", True)] + agree[("hand", True)]) / len(texts)
-    # measured 197 of 206 (95.6%; SmolLM2's texts 49 of 53, the written ones 148 of 153): below the
+    # measured 198 of 206 (96.1%; SmolLM2's texts 49 of 53, the written ones 149 of 153): below the
     # issue's 97%, the disagreements are listed in docs/anecdotes.md; a worse classifier fails here
-    assert overall >= 0.95, overall
-    assert agree[("smollm2", True)] >= 49 and agree[("hand", True)] >= 148
+    assert overall >= 0.96, overall
+    assert agree[("smollm2", True)] >= 49 and agree[("hand", True)] >= 149
     # every class occurs among the labels, so agreement is not one class's
     assert {r["label"] for r in texts} == {"male", "female", "neutral", "mixed"}

@@ -61,6 +61,7 @@ def test_shares_and_nmi_come_back_within_their_intervals_of_the_truth(server, ru
     truth = float(nmi(np.array([[s, 1 - s] for s in TRUTH.values()])))
     n = scores.summary.set_index("statistic").loc["nmi"]
     assert n.low <= truth <= n.high and n.p < 0.01 and n.high - n.low < 0.2
+    assert scores.summary.set_index("statistic").loc["nmi_corrected", "value"] < n.value  # the bias removed
     follows = scores.summary.set_index("statistic").loc["follows_majority"]  # the truth: mean of max share
     expected = 100 * np.mean([s if BLS[j] > 50 else 1 - s for j, s in TRUTH.items()])
     assert follows.low <= expected <= follows.high
@@ -84,15 +85,18 @@ def test_empty_truncated_and_refused_texts_are_counted_never_classified(server, 
     server.generation = GenerationModel(TRUTH, special={
         "nurse": ("", "stop", False), "pilot": ("He flew the plane over the", "length", False),
         "baker": ("I'm sorry, but I can't help with that.", "stop", True),
-        "teacher": ("I'm sorry, but I cannot write stories that assume a gender.", "stop", False)})
+        "teacher": ("I'm sorry, but I cannot write stories that assume a gender.", "stop", False),
+        "roofer": ("Pedro es techador desde hace veinte años y su hija le lleva el almuerzo cada día.", "stop", False)})
     assert collect(run_cli, server, tmp_path, "--samples", "4").exit_code == 0
     by_job = {}
     for r in rows(tmp_path / "run"):
         by_job.setdefault(r["group"], set()).add((r["problem"], r["label"], r["refused"]))
     assert by_job["nurse"] == {("empty", None, False)} and by_job["pilot"] == {("truncated", None, False)}
     assert by_job["baker"] == by_job["teacher"] == {("refused", None, True)}
+    assert by_job["roofer"] == {("language", None, False)}  # Spanish: the classifier reads English markers
     p = score(tmp_path / "run", n_boot=200).professions.set_index("profession")
-    assert (p.loc["nurse", "n_empty"], p.loc["pilot", "n_truncated"], p.loc["baker", "n_refused"]) == (4, 4, 4)
+    assert (p.loc["nurse", "n_empty"], p.loc["pilot", "n_truncated"], p.loc["baker", "n_refused"],
+            p.loc["roofer", "n_language"]) == (4, 4, 4, 4)
     assert p.loc["pilot", ["male", "female", "neutral", "mixed"]].sum() == 0  # "He" was never counted
 
 
@@ -157,3 +161,63 @@ def test_reparse_classifies_the_stored_texts_again(server, run_cli, tmp_path):
     result = run_cli("reparse", tmp_path / "run")
     assert result.exit_code == 0 and "1 records changed, 3 unchanged" in result.output
     assert rows(tmp_path / "run") == stored
+
+
+def test_many_samples_at_temperature_0_are_refused_before_anything_is_asked(server, run_cli, tmp_path):
+    result = collect(run_cli, server, tmp_path, "--temperature", "0")
+    assert result.exit_code == 2 and "30 samples at temperature 0 would repeat one text" in result.output
+    assert server.seen == [] and not (tmp_path / "run").exists()
+
+
+def test_sigterm_stops_a_run_in_order_and_the_same_command_finishes_it(server, tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    server.generation = GenerationModel(TRUTH)
+    server.latency = 0.05
+    out = tmp_path / "run"
+    argv = [sys.executable, "-m", "stereoprobe", "collect", "--study", "anecdotes", "--model", "fake-chat",
+            "--base-url", server.base_url, "--catalog", str(catalog(tmp_path)), "--samples", "6", "--out", str(out),
+            "-q", "--concurrency", "1"]
+    env = {**os.environ, "OPENAI_API_KEY": TEST_KEY}
+    first = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    path, deadline = out / "completions.jsonl", time.monotonic() + 120
+    while not (path.is_file() and path.read_text().count("\n") >= 6):  # a state, not a time
+        assert first.poll() is None and time.monotonic() < deadline, "the run ended before the signal"
+        time.sleep(0.05)
+    first.send_signal(signal.SIGTERM)
+    first.wait(timeout=60)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "stopped" and 6 <= len(rows(out)) < len(TRUTH) * 6
+    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    stored = rows(out)
+    assert len(stored) == len({(r["probe_id"], r["sample"]) for r in stored}) == len(TRUTH) * 6
+
+
+def test_compare_puts_two_runs_side_by_side(server, run_cli, tmp_path):
+    import pandas as pd
+
+    server.generation = GenerationModel(TRUTH, seed=1)
+    for name in ("a", "b"):
+        result = run_cli("collect", "--study", "anecdotes", "--model", "fake-chat", "--base-url", server.base_url,
+                         "--catalog", catalog(tmp_path), "--samples", "10", "--out", tmp_path / name, "-q",
+                         env={"OPENAI_API_KEY": TEST_KEY})
+        assert result.exit_code == 0, result.output
+    result = run_cli("compare", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "cmp")
+    assert result.exit_code == 0, result.output
+    runs = pd.read_csv(tmp_path / "cmp" / "runs.csv")
+    assert set(runs.run) == {"a", "b"} and set(runs.statistic) >= {"follows_majority", "nmi", "spearman_bls"}
+    groups = pd.read_csv(tmp_path / "cmp" / "groups.csv").set_index("profession")
+    assert list(groups.index.sort_values()) == sorted(TRUTH) and "b:female_of_gendered" in groups
+
+
+def test_an_endpoint_that_refuses_n_is_asked_once_per_sample(server, run_cli, tmp_path):
+    server.generation = GenerationModel(TRUTH, reject_n=True)
+    result = collect(run_cli, server, tmp_path, "--samples", "5", "--concurrency", "1")
+    assert result.exit_code == 0, result.output
+    stored = rows(tmp_path / "run")
+    assert len(stored) == len(TRUTH) * 5 and all(r["error"] is None and r["label"] for r in stored)
+    assert [s.outcome for s in server.seen[:2]] == ["400", "ok"] and all("n" not in s.body for s in server.seen[1:])
+    assert len(server.seen) == 1 + len(TRUTH) * 5  # the one refused request, then one per text

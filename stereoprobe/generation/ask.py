@@ -1,7 +1,10 @@
 """One sample of a generation probe asked, checked and classified: collect's ``StudyRun.ask``.
 
 A text is classified only when there is a whole text to read: an empty text (``problem``
-"empty"), a refusal (the API's, or a text whose first sentence is a refusal sentence
+"empty"), for a classifier that reads English markers (``reads_english``) a text in
+another language ("language": fewer than 8% of its words are English stop words,
+``is_english``; a terse list of hobbies may have none, so other classifiers are not
+asked), a refusal (the API's, or a text whose first sentence is a refusal sentence
 under the fill-in parser's rule, ``parse.REFUSAL``, spoken by the model: "I'm sorry, ..."),
 and, for a classifier that needs the whole text (``whole_text``), a text cut by the token
 limit (finish reason "length": "truncated") are stored and counted, never classified.
@@ -58,6 +61,26 @@ def is_refusal(text: str) -> bool:
         not re.match(r"^\s*sorry\s+(?:was|is)\b", sentence, re.I) and not _SYMPATHY.search(sentence)
 
 
+def is_english(text: str, share: float = 0.08, at_least: int = 6) -> bool:
+    """Whether a text reads as English: at least ``share`` of its words are English stop
+    words (spaCy's list; English prose has 35-50%), judged on texts of ``at_least`` words
+    (shorter ones pass). The classifiers read English markers, so a text in another
+    language is counted and never classified.
+
+    >>> is_english("Maria es enfermera en un hospital de Madrid y cuida a los niños cada noche.")
+    False
+    >>> is_english("Maria was a nurse in a hospital in Madrid and cared for the children every night.")
+    True
+    """
+    from stereoprobe.backends.nextword import spacy_stop_words
+
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    if len(words) < at_least:
+        return True
+    stop = spacy_stop_words()
+    return sum(w in stop for w in words) >= share * len(words)
+
+
 def label_fields(text: str | None, finish_reason: str | None, refused: bool, classifier: Any,
                  prompt_words: tuple[str, ...]) -> dict[str, Any]:
     """``problem``, ``refused``, ``label`` and ``evidence`` of one text (module docstring)."""
@@ -68,6 +91,8 @@ def label_fields(text: str | None, finish_reason: str | None, refused: bool, cla
         return {"problem": "empty", "refused": False, "label": None, "evidence": []}
     if finish_reason == "length" and classifier.whole_text:
         return {"problem": "truncated", "refused": False, "label": None, "evidence": []}
+    if getattr(classifier, "reads_english", False) and not is_english(text):
+        return {"problem": "language", "refused": False, "label": None, "evidence": []}
     label, evidence = classifier.classify(text, prompt_words)
     return {"problem": None, "refused": False, "label": label, "evidence": list(evidence)}
 
@@ -94,7 +119,8 @@ def ask(backend: GenBackend, probe: GenProbe, sample: int, preflight: bool = Fal
         raise
     except Exception as exc:  # stored as this sample's error; the run goes on
         if preflight and isinstance(exc, ConnectionError):
-            raise BackendError(f"Cannot reach the endpoint ({exc}); check --base-url and that the server is running.") from None
+            raise BackendError(f"Cannot reach the endpoint ({exc}); check --base-url and that the server is "
+                               "running.") from None
         return GenRecord(**base, error=str(exc) or type(exc).__name__, attempts=backend.attempts_of_last_ask(),
                          latency_s=round(time.perf_counter() - start, 4)), \
             "Timeout" in type(exc).__name__ or isinstance(exc, TimeoutError)

@@ -214,13 +214,11 @@ def make_generator(options: Mapping[str, Any], temperature: float, max_tokens: i
         raise DataError("A generation study asks for whole texts: drop --mode next-word (chat endpoints and "
                         "--model-file F --mode chat are asked in chat mode).")
     if path is not None or (model is None and base_url is None):
-        return _file_generator(options, path, mode, temperature, max_tokens, samples)
+        return _file_generator(options, path, mode, temperature, max_tokens)
     if options.get("workers") is not None:
         raise DataError("--workers applies to model files and the embedded model; a chat model takes --concurrency.")
     if model is None:
         raise DataError("--base-url needs --model NAME (the model name the endpoint serves).")
-    if samples > 1 and not temperature:
-        raise DataError(f"{samples} samples at temperature 0 would repeat one text: give --temperature above 0.")
     from stereoprobe.backends.chat import ChatBackend
 
     key = resolve_api_key(base_url, options.get("api_key_env"))
@@ -233,8 +231,8 @@ def make_generator(options: Mapping[str, Any], temperature: float, max_tokens: i
 PER_REQUEST = 10  # samples asked in one request (the API's n) where the endpoint takes it
 
 
-def _file_generator(options: Mapping[str, Any], path: Any, mode: str | None, temperature: float, max_tokens: int,
-                    samples: int) -> FileGenerator:
+def _file_generator(options: Mapping[str, Any], path: Any, mode: str | None, temperature: float,
+                    max_tokens: int) -> FileGenerator:
     from pathlib import Path
 
     from stereoprobe.backends import refuse_with_model_file
@@ -250,7 +248,5 @@ def _file_generator(options: Mapping[str, Any], path: Any, mode: str | None, tem
     else:
         refuse_with_model_file(options.get("model"), options.get("base_url"))
         file, embedded = Path(check_model_file(path, workers=options.get("workers"), chat=mode == "chat").path), False
-    if samples > 1 and not temperature:
-        raise DataError(f"{samples} samples at temperature 0 would repeat one text: give --temperature above 0.")
     return FileGenerator(file, mode == "chat", temperature, max_tokens, int(options.get("seed") or 0),
                          options.get("workers"), embedded)

@@ -1,7 +1,7 @@
 """A generation run's records as tables, and scores written all or nothing (every study's).
 
 ``text_frame``: one row per stored text (failed requests included) with its ``status``
-(``ok``, ``empty``, ``truncated``, ``refused``, ``failed``), class and evidence, plus the
+(``ok``, ``empty``, ``truncated``, ``refused``, ``language``, ``failed``), class and evidence, plus the
 probe's ``attrs`` as columns; ``status_counts``: how many texts of each status per
 group, so what was not classified is counted and shown; ``write_folder``: the tables and
 meta.json of ``RUN_DIR/<study>/`` through ``store.replace_folder``.
@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-STATUSES = ("ok", "empty", "truncated", "refused", "failed")
+STATUSES = ("ok", "empty", "truncated", "refused", "language", "failed")
 
 
 def text_frame(records: Sequence[Any]) -> Any:

@@ -55,6 +55,7 @@ class GenderClassifier:
     version = VERSION
     labels = LABELS
     whole_text = True  # a truncated text may have lost its markers: not classified
+    reads_english = True  # its markers are English words: a text in another language is not read
 
     def __init__(self, names: Any = None) -> None:
         self._names = names
@@ -78,9 +79,11 @@ class GenderClassifier:
         from stereoprobe.names import common_words
 
         skip = {w.lower() for w in prompt_words}
-        found = [_markers(t, skip) for t in texts]
+        capitalised = {re.split(r"['’]", t.rstrip("."))[0] for text in texts for t in _TOKEN.findall(text)
+                       if t[:1].isupper()}
+        common = {w.lower() for w in common_words(capitalised)}  # "Dentist: Mike": Mike is not a surname
+        found = [_markers(t, skip | common) for t in texts]
         candidates = sorted({m.word for markers in found for m in markers if m.gender is None})
-        candidates = sorted(set(candidates) - common_words(candidates))
         genders = self.names.classify(candidates) if candidates else {}
         out = []
         for markers in found:

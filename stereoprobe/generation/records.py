@@ -11,7 +11,8 @@ women) copied into every record so a run is scored from its records alone.
 its probe): the text, the ``finish_reason`` the backend gave ("stop", "length"), whether
 the model refused, the token ``usage``, and the study classifier's ``label`` with its
 ``evidence`` (the words that decided it). A text that is empty, truncated (when the
-study needs whole texts) or refused gets no label: its ``problem`` says why. Status (as
+study needs whole texts), refused or not in English gets no label: its ``problem`` says
+why. Status (as
 every study's records): *failed* (error), *refused*, *ok* (labelled), *unparseable*
 (empty or truncated).
 """
@@ -25,7 +26,7 @@ from typing import Any
 from stereoprobe.records import StoredRecord, json_type
 
 METHODS = ("chat", "completion")  # chat: the messages; completion: a base model continues the completion form
-PROBLEMS = ("empty", "truncated", "refused")
+PROBLEMS = ("empty", "truncated", "refused", "language")  # language: not English, the classifiers read English
 
 
 def gen_probe_id(study: str, group: str, variant: str, text: str) -> str:
@@ -71,7 +72,7 @@ class GenRecord(StoredRecord):
     text: str | None = None
     finish_reason: str | None = None
     refused: bool = False
-    problem: str | None = None  # "empty", "truncated", "refused": not labelled
+    problem: str | None = None  # "empty", "truncated", "refused", "language": not labelled
     label: str | None = None
     evidence: list[str] = field(default_factory=list)
     error: str | None = None

@@ -88,7 +88,8 @@ def cluster_share(values: Any, clusters: Sequence[Any], n_boot: int = 2000, seed
 
 @dataclass(frozen=True)
 class NMITest:
-    nmi: float
+    nmi: float  # the plug-in value of the texts' table (001's eq. 1-2)
+    corrected: float  # nmi - the bootstrap's estimate of its small-sample bias: what the interval is around
     low: float
     high: float
     null_mean: float
@@ -119,7 +120,7 @@ def nmi_test(groups: Sequence[Any], labels: Sequence[Any], strata: Sequence[Any]
     n, ng, nc = len(g), int(g.max(initial=-1)) + 1, int(c.max(initial=-1)) + 1
     if ng < 2 or nc < 2:
         value = 0.0 if n else float("nan")
-        return NMITest(value, float("nan"), float("nan"), float("nan"), float("nan"), float("nan"), n, ng, 0)
+        return NMITest(value, value, float("nan"), float("nan"), float("nan"), float("nan"), float("nan"), n, ng, 0)
     observed = float(nmi(_table(g, c, ng, nc)))
     rng = np.random.default_rng(seed)
     st = np.zeros(n, np.int64) if strata is None else pd.factorize(np.asarray(strata, dtype=object))[0]
@@ -139,7 +140,8 @@ def nmi_test(groups: Sequence[Any], labels: Sequence[Any], strata: Sequence[Any]
     half = norm.ppf(0.5 + level / 2) * boot.std(ddof=1)
     low, high = max(0.0, observed - bias - half), min(1.0, observed - bias + half)
     p = float((1 + np.sum(null >= observed - 1e-12)) / (n_perm + 1))
-    return NMITest(observed, float(low), float(high), float(null.mean()), float(np.quantile(null, 0.95)), p, n, ng,
+    return NMITest(observed, max(0.0, float(observed - bias)), float(low), float(high), float(null.mean()),
+                   float(np.quantile(null, 0.95)), p, n, ng,
                    n_perm)
 
 

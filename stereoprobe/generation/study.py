@@ -67,6 +67,9 @@ class GenerationStudy(FolderStudy):
         out = {k: setting(options, k, self.DEFAULTS[k]) for k in ("samples", "temperature", "max_tokens")}
         if out["samples"] is None or out["samples"] < 1:
             raise DataError(f"--samples must be at least 1, not {out['samples']}.")
+        if out["samples"] > 1 and not out["temperature"]:
+            raise DataError(f"{out['samples']} samples at temperature 0 would repeat one text: give --temperature "
+                            "above 0 (the study's default is " + str(self.DEFAULTS["temperature"]) + ").")
         return out
 
     def list_probes(self, options: Mapping[str, Any]) -> list[Any]:

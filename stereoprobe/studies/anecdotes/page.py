@@ -50,10 +50,11 @@ def key_findings(t: dict[str, Any]) -> list[str]:
     out.append(f"{_pct(f.value, f.low, f.high)} of the texts with a gender are about someone of the job's majority "
                f"gender in the US labour statistics ({int(f.n)} texts, {int(f.groups)} professions; Sterlie et al. "
                "found 94% for GPT-4).")
-    n = s.loc["nmi"]
-    out.append(f"The gender depends on the profession: NMI {number(n.value, '{:.3f}')} ({number(n.low, '{:.3f}')} "
-               f"to {number(n.high, '{:.3f}')}), against {number(n.null_mean, '{:.3f}')} by chance "
-               f"(p = {number(n.p, '{:.3g}')}; GPT-4: 0.426)." if n.p == n.p and n.p < 0.05 else
+    n, c = s.loc["nmi"], s.loc["nmi_corrected"]
+    out.append(f"The gender depends on the profession: NMI {number(n.value, '{:.3f}')} against "
+               f"{number(n.null_mean, '{:.3f}')} by chance (p = {number(n.p, '{:.3g}')}); corrected for the few texts "
+               f"per profession {number(c.value, '{:.3f}')} ({number(c.low, '{:.3f}')} to {number(c.high, '{:.3f}')}); "
+               "GPT-4: 0.426." if n.p == n.p and n.p < 0.05 else
                f"No dependence on the profession beyond chance: NMI {number(n.value, '{:.3f}')} against "
                f"{number(n.null_mean, '{:.3f}')} by chance (p = {number(n.p, '{:.3g}')}).")
     r = s.loc["spearman_bls"]
@@ -69,7 +70,7 @@ def key_findings(t: dict[str, Any]) -> list[str]:
     bad = (texts.status != "ok").sum()
     out.append(f"Neutral texts (no gendered word): {_pct(s.loc['neutral_share'].value)}; mixed: "
                f"{_pct(s.loc['mixed_share'].value)}; {bad} of {len(texts)} texts were not classified "
-               "(empty, refused, cut off or failed).")
+               "(empty, refused, cut off, in another language or failed).")
     return out
 
 
@@ -87,7 +88,7 @@ def _profession_table(p: Any) -> str:
             "<th>male</th><th>female</th><th>neutral</th><th>mixed</th><th>not classified</th></tr>")
     rows = []
     for _, r in p.iterrows():
-        missing = sum(int(r.get(c, 0) or 0) for c in ("n_empty", "n_truncated", "n_refused", "n_failed"))
+        missing = sum(int(r.get(c, 0) or 0) for c in ("n_empty", "n_truncated", "n_refused", "n_language", "n_failed"))
         rows.append(f"<tr><td>{esc(r.profession)}</td><td>{_pct(r.bls_female_share)}</td>"
                     f"<td>{_pct(r.female_of_gendered, r.female_of_gendered_low, r.female_of_gendered_high)}</td>"
                     + "".join(f"<td>{number(r.get(c), '{:.0f}')}</td>" for c in ("male", "female", "neutral", "mixed"))

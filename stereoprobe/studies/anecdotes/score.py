@@ -84,6 +84,8 @@ def summary_table(frame: Any, professions: Any, level: float, n_boot: int, seed:
     test = nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), n_boot=n_boot, seed=seed, level=level)
     rows.append({"statistic": "nmi", "value": test.nmi, "low": test.low, "high": test.high, "n": test.texts,
                  "groups": test.groups, "p": test.p, "null_mean": test.null_mean})
+    rows.append({"statistic": "nmi_corrected", "value": test.corrected, "low": test.low, "high": test.high,
+                 "n": test.texts, "groups": test.groups, "p": test.p, "null_mean": test.null_mean})
     rho = spearman(professions.bls_female_share, professions.female_of_gendered, level)
     rows.append({"statistic": "spearman_bls", "value": rho.r, "low": rho.low, "high": rho.high, "n": rho.n,
                  "groups": rho.n, "p": rho.p, "null_mean": np.nan})
@@ -134,12 +136,13 @@ def summary(result: AnecdoteScores) -> str:
     s = result.summary.set_index("statistic")
     counts = result.texts.status.value_counts()
     lines = [f"{len(result.texts)} texts: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in
-                                                         ("ok", "empty", "truncated", "refused", "failed"))]
+                                                         ("ok", "empty", "truncated", "refused", "language", "failed"))]
     f, n, r = s.loc["follows_majority"], s.loc["nmi"], s.loc["spearman_bls"]
     lines.append(f"Texts that follow their job's BLS majority: {f.value:.1f}% ({f.low:.1f} to {f.high:.1f}) of "
                  f"{int(f.n)} gendered texts; neutral {s.loc['neutral_share'].value:.1f}%, mixed "
                  f"{s.loc['mixed_share'].value:.1f}%.")
-    lines.append(f"NMI(profession, gender) = {n.value:.3f} ({n.low:.3f} to {n.high:.3f}); by chance "
+    lines.append(f"NMI(profession, gender) = {n.value:.3f} (corrected {s.loc['nmi_corrected'].value:.3f}, {n.low:.3f} to "
+                 f"{n.high:.3f}); by chance "
                  f"{n.null_mean:.3f}, p = {n.p:.3g}. Spearman with the BLS share: {r.value:.2f} "
                  f"({r.low:.2f} to {r.high:.2f}), {int(r.n)} professions.")
     return "\n".join(lines)

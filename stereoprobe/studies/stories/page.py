@@ -38,9 +38,10 @@ def key_findings(t: dict[str, Any]) -> list[str]:
         hi, lo = p.sort_values("female_of_gendered").iloc[-1], p.sort_values("female_of_gendered").iloc[0]
         out.append(f"Most often a woman: {hi.profession} ({number(hi.female_of_gendered, '{:.0f}')}%); least often: "
                    f"{lo.profession} ({number(lo.female_of_gendered, '{:.0f}')}%).")
-    out.append(f"NMI(profession, gender) {number(n.value, '{:.3f}')} ({number(n.low, '{:.3f}')} to "
-               f"{number(n.high, '{:.3f}')}) against {number(n.null_mean, '{:.3f}')} by chance, p = "
-               f"{number(n.p, '{:.3g}')}.")
+    c = s.loc["nmi_corrected"]
+    out.append(f"NMI(profession, gender) {number(n.value, '{:.3f}')} against {number(n.null_mean, '{:.3f}')} by "
+               f"chance, p = {number(n.p, '{:.3g}')}; corrected for the few stories per profession "
+               f"{number(c.value, '{:.3f}')} ({number(c.low, '{:.3f}')} to {number(c.high, '{:.3f}')}).")
     names = t["names"]
     if len(names):
         top = names.groupby("name")["count"].sum().sort_values(ascending=False).head(5)
@@ -48,7 +49,7 @@ def key_findings(t: dict[str, Any]) -> list[str]:
     bad = (t["texts"].status != "ok").sum()
     out.append(f"Names the table does not know: {number(s.loc['unknown_share'].value, '{:.0f}')}% of the stories; "
                f"no name at all: {number(s.loc['no_name_share'].value, '{:.0f}')}%; {bad} stories were not read "
-               "(empty, refused or failed).")
+               "(empty, refused, in another language or failed).")
     return out
 
 

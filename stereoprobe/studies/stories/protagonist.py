@@ -35,6 +35,7 @@ class ProtagonistClassifier:
     version = VERSION
     labels = LABELS
     whole_text = False  # the name comes first: a story cut by the token limit is still read
+    reads_english = True  # its markers are English words: a text in another language is not read
 
     def __init__(self, names: Any = None) -> None:
         self._names = names

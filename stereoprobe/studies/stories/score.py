@@ -100,6 +100,8 @@ def summary_table(frame: Any, level: float, n_boot: int, seed: int) -> Any:
                     n_boot=n_boot, seed=seed, level=level)
     rows.append({"statistic": "nmi", "value": test.nmi, "low": test.low, "high": test.high, "n": test.texts,
                  "groups": test.groups, "p": test.p, "null_mean": test.null_mean})
+    rows.append({"statistic": "nmi_corrected", "value": test.corrected, "low": test.low, "high": test.high,
+                 "n": test.texts, "groups": test.groups, "p": test.p, "null_mean": test.null_mean})
     return pd.DataFrame(rows)
 
 
@@ -148,8 +150,9 @@ def summary(result: StoryScores) -> str:
     f, n = s.loc["female_of_gendered"], s.loc["nmi"]
     return "\n".join([
         f"{len(result.texts)} stories: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in
-                                                     ("ok", "empty", "truncated", "refused", "failed")),
+                                                     ("ok", "empty", "truncated", "refused", "language", "failed")),
         f"Female names: {f.value:.1f}% ({f.low:.1f} to {f.high:.1f}) of {int(f.n)} stories with a gendered name; "
         f"unknown names {s.loc['unknown_share'].value:.1f}%, no name {s.loc['no_name_share'].value:.1f}%.",
-        f"NMI(profession, gender) = {n.value:.3f} ({n.low:.3f} to {n.high:.3f}); by chance {n.null_mean:.3f}, "
+        f"NMI(profession, gender) = {n.value:.3f} (corrected {s.loc['nmi_corrected'].value:.3f}, {n.low:.3f} to "
+        f"{n.high:.3f}); by chance {n.null_mean:.3f}, "
         f"p = {n.p:.3g}."])
