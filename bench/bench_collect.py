@@ -30,9 +30,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from stereoprobe.api import run_collect  # noqa: E402
+from stereoprobe.studies.fillin.collect import run_collect  # noqa: E402
 from stereoprobe.backends.chat import DEFAULT_INSTRUCTION, render_instruction  # noqa: E402
-from stereoprobe.catalog import load_catalog  # noqa: E402
+from stereoprobe.studies.fillin.catalog import load_catalog  # noqa: E402
 from stereoprobe.collect import collect  # noqa: E402
 from stereoprobe.records import Answer  # noqa: E402
 

@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from stereoprobe.backends.local import LocalModelBackend  # noqa: E402
 from stereoprobe.backends.nextword_remote import NextWordCompletionsBackend  # noqa: E402
-from stereoprobe.catalog import load_catalog  # noqa: E402
+from stereoprobe.studies.fillin.catalog import load_catalog  # noqa: E402
 
 
 def sample_probes(n: int, seed: int) -> list:

@@ -17,10 +17,10 @@ from typing import Any, Iterator, Sequence
 from stereoprobe import __version__
 from stereoprobe.backends.base import Backend
 from stereoprobe.backends.chat_logprobs import word_probabilities
-from stereoprobe.catalog import Catalog
+from stereoprobe.studies.fillin.catalog import Catalog
 from stereoprobe.errors import BackendError, DataError
 from stereoprobe.manifest import BackendSettings, CatalogInfo, RunManifest, read_manifest, write_manifest
-from stereoprobe.parse import parse_reply
+from stereoprobe.studies.fillin.parse import parse_reply
 from stereoprobe.records import Completion, Probe
 from stereoprobe.store import RunStore, now_iso
 
@@ -241,7 +241,7 @@ def _manifest(
     old: RunManifest | None, backend: Backend, samples: int, catalog: Catalog | None, probes: Sequence[Probe],
     study: StudyRun | None = None,
 ) -> RunManifest:
-    from stereoprobe.parse import PARSER_VERSION
+    from stereoprobe.studies.fillin.parse import PARSER_VERSION
 
     settings = BackendSettings.from_describe({**backend.describe(), "mode": backend.mode, "samples": samples})
     info = study.catalog_info if study else _catalog_info(catalog, probes, old.catalog if old else None)
@@ -264,7 +264,7 @@ def _catalog_info(catalog: Catalog | None, probes: Sequence[Probe], old: Catalog
     """The catalog's identity and the texts of the templates this run used (old ones kept)."""
     if catalog is None:
         return old
-    from stereoprobe.catalog import default_catalog_dir
+    from stereoprobe.studies.fillin.catalog import default_catalog_dir
 
     where = "built-in" if catalog.path.resolve() == default_catalog_dir().resolve() else str(catalog.path)
     used = {(p.category, p.template) for p in probes}

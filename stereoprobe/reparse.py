@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from stereoprobe.errors import DataError
 from stereoprobe.manifest import read_manifest, write_manifest
-from stereoprobe.parse import PARSER_VERSION, parse_reply
+from stereoprobe.studies.fillin.parse import PARSER_VERSION, parse_reply
 from stereoprobe.records import Completion
 from stereoprobe.store import RunStore, atomic_write, read_completions
 

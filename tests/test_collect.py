@@ -12,9 +12,9 @@ import pytest
 from conftest import TEST_KEY
 from fake_openai import REFUSAL, answer_words, reply_text
 
-from stereoprobe.api import run_collect
+from stereoprobe.studies.fillin.collect import run_collect
 from stereoprobe.backends.chat import DEFAULT_INSTRUCTION, render_instruction
-from stereoprobe.catalog import load_catalog
+from stereoprobe.studies.fillin.catalog import load_catalog
 
 MODEL = "fake-chat"
 FIELDS = [
@@ -350,7 +350,7 @@ def test_remote_next_word_mode_has_no_hidden_concurrency_cap(api_key):
 
 
 def test_the_choenni_template_family(fake_openai, api_key, tmp_path, run_cli):
-    from stereoprobe.catalog import load_catalog
+    from stereoprobe.studies.fillin.catalog import load_catalog
 
     paper, choenni = load_catalog(), load_catalog(templates="choenni")
     assert paper.family == "paper" and choenni.family == "choenni"

@@ -192,7 +192,7 @@ class _HangsAfter:
     (250, 2, 0.0), (250, 8, 0.001), (250, 8, 0.02),  # many answers not stored yet
 ])
 def test_a_second_ctrl_c_while_a_run_stops_loses_no_answer(tmp_path, n, concurrency, gap):
-    from stereoprobe.catalog import load_catalog
+    from stereoprobe.studies.fillin.catalog import load_catalog
     from stereoprobe.collect import collect
     from stereoprobe.store import is_locked
 

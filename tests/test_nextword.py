@@ -337,7 +337,7 @@ def test_chat_mode_against_a_real_openai_compatible_server(server_url, tmp_path)
     The base model's chat replies mean little; what is checked is the protocol: the
     request is accepted, the reply text is kept, usage is recorded, nothing fails.
     """
-    from stereoprobe.api import run_collect
+    from stereoprobe.studies.fillin.collect import run_collect
     from stereoprobe.store import read_completions
 
     result = run_collect(model="gemma", base_url=server_url, groups=["Sikhs"], limit=2,

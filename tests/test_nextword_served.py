@@ -67,7 +67,7 @@ def served(tmp_path_factory):
 
 
 def _sample(per_category: int = 2, seed: int = 5) -> list[Probe]:
-    from stereoprobe.catalog import load_catalog
+    from stereoprobe.studies.fillin.catalog import load_catalog
 
     by = defaultdict(list)
     for p in load_catalog().probes():
@@ -195,7 +195,7 @@ def test_the_report_says_how_many_lists_are_short():
     from types import SimpleNamespace
 
     from stereoprobe.records import Completion
-    from stereoprobe.report.context import coverage_text
+    from stereoprobe.studies.fillin.report.context import coverage_text
 
     def rec(i, n, short=None):
         raw = json.dumps({"candidates": [], **({"short": short} if short else {})})

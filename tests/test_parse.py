@@ -1,4 +1,4 @@
-"""stereoprobe.parse: a corpus of chat replies in the shapes models produce, and properties."""
+"""stereoprobe.studies.fillin.parse: a corpus of chat replies in the shapes models produce, and properties."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stereoprobe.parse import IGNORED, ParsedReply, parse_reply
+from stereoprobe.studies.fillin.parse import IGNORED, ParsedReply, parse_reply
 
 OLD_Q = "why are old people so ..."
 OLD_S = "old people are so ..."
@@ -183,7 +183,7 @@ def test_echo_needs_probe_words_but_frame_words_always_count():
 
 
 def test_a_word_of_the_groups_own_name_is_never_an_answer():
-    # one rule (stereoprobe.groupwords) for the parser, the next-word filter and sentiment
+    # one rule (stereoprobe.studies.fillin.groupwords) for the parser, the next-word filter and sentiment
     assert parse_reply("1. Old\n2. Wise", OLD_Q, "old people").words == ["wise"]
     assert parse_reply("1. Old\n2. Wise", OLD_Q).words == ["old", "wise"]  # no group given
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from stereoprobe import wordnet
+from stereoprobe.studies.fillin import wordnet
 from stereoprobe.errors import DataError
 
 
@@ -109,11 +109,11 @@ def test_synonyms_exclude_the_word_and_use_spaces():
 
 
 def test_lookups_from_several_threads_give_the_answers_of_one():
-    """NLTK's reader shares one file handle; without stereoprobe.wordnet's lock, two
+    """NLTK's reader shares one file handle; without stereoprobe.studies.fillin.wordnet's lock, two
     next-word workers looking up words at once failed a probe (issue 10)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from stereoprobe.wordnet import has_synsets, load_wordnet, synonyms
+    from stereoprobe.studies.fillin.wordnet import has_synsets, load_wordnet, synonyms
 
     with wordnet._LOCK:
         words = sorted(load_wordnet().all_lemma_names("a"))[::40][:600]

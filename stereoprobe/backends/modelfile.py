@@ -199,7 +199,7 @@ _HASH_LOCK = threading.Lock()
 
 
 def _hash_cache() -> Path:
-    from stereoprobe.wordnet import cache_dir
+    from stereoprobe.studies.fillin.wordnet import cache_dir
 
     return cache_dir() / "model-hashes.json"
 

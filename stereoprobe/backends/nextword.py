@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from stereoprobe.errors import BackendError
-from stereoprobe.groupwords import group_words
+from stereoprobe.studies.fillin.groupwords import group_words
 from stereoprobe.records import Answer, Probe
 
 LETTERS = r"[^\W\d_]"  # a Unicode letter
@@ -90,7 +90,7 @@ def is_whole_word(token: "Token", group: str, word_filter: "WordFilter") -> bool
     completion step (docs/nextword.md: of 26,862 candidates of a full run, 85 went on
     into a longer word, all behind such prefixes).
     """
-    from stereoprobe.wordnet import has_synsets
+    from stereoprobe.studies.fillin.wordnet import has_synsets
 
     word = token.text.strip().lower()
     if word in PREFIX_WORDS:
@@ -161,8 +161,8 @@ def phrase_end_probability(following: Sequence[Token]) -> float:
 
 
 def in_wordnet(word: str) -> bool:
-    """WordNet (offline, ``stereoprobe.wordnet``) knows the word in any part of speech."""
-    from stereoprobe.wordnet import has_synsets
+    """WordNet (offline, ``stereoprobe.studies.fillin.wordnet``) knows the word in any part of speech."""
+    from stereoprobe.studies.fillin.wordnet import has_synsets
 
     return has_synsets(word)
 

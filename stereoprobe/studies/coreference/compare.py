@@ -118,8 +118,8 @@ def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 202
 
 
 def write_comparison(result: CorefComparison, out: str | Path) -> Path:
-    from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
-    from stereoprobe.report.palette import colour
+    from stereoprobe.studies.fillin.report.briefing import CSS, PAGE, esc, settings_html
+    from stereoprobe.page.palette import colour
     from stereoprobe.store import marked, replace_folder
 
     d = result.differences

@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
-from stereoprobe.report.numbers import number
+from stereoprobe.studies.fillin.report.briefing import CSS, PAGE, esc, settings_html
+from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.coreference.score import TABLES
 
@@ -269,8 +269,8 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     run) and return index.html."""
     import shutil
 
-    from stereoprobe.report.figures import to_png
-    from stereoprobe.report.palette import colour
+    from stereoprobe.studies.fillin.report.figures import to_png
+    from stereoprobe.page.palette import colour
     from stereoprobe.store import replace_folder
     from stereoprobe.studies.coreference import figures
     from stereoprobe.studies.coreference.triples import triples_page

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from stereoprobe.catalog import read_rows  # the project's one CSV reader: one-line DataErrors
+from stereoprobe.studies.fillin.catalog import read_rows  # the project's one CSV reader: one-line DataErrors
 from stereoprobe.errors import DataError
 
 PLACEHOLDERS = ("A", "B", "P", "PS", "was")

@@ -37,30 +37,30 @@ class FillInStudy(Study):
     }
 
     def list_probes(self, options: Mapping[str, Any]) -> list[Any]:
-        from stereoprobe.catalog import load_catalog
+        from stereoprobe.studies.fillin.catalog import load_catalog
 
         cat = load_catalog(options.get("catalog"), options.get("templates"))
         return cat.select(list(options.get("category") or ()), list(options.get("group") or ()), options.get("fmt"))
 
     def probes_table(self, probes: Sequence[Any]) -> str:
-        from stereoprobe.export import probes_table
+        from stereoprobe.studies.fillin.export import probes_table
 
         return probes_table(probes)
 
     def write_probes(self, probes: Sequence[Any], path: Path) -> None:
-        from stereoprobe.export import write_probes
+        from stereoprobe.studies.fillin.export import write_probes
 
         write_probes(probes, path)
 
     def score(self, run_dir: Path, options: Mapping[str, Any]) -> tuple[Any, Path]:
-        from stereoprobe.sentiment import analyse
+        from stereoprobe.studies.fillin.sentiment import analyse
 
         return analyse(run_dir, lexicon=options.get("lexicon"), overrides=options.get("overrides"),
                        synonyms=not options.get("no_synonyms"), ci=options.get("ci", 0.95),
                        bootstrap=options.get("n_boot", 2000), seed=options.get("seed", 0))
 
     def summary(self, result: Any) -> str:
-        from stereoprobe.sentiment import format_summary
+        from stereoprobe.studies.fillin.sentiment import format_summary
 
         return format_summary(result)
 

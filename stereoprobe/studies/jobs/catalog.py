@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from stereoprobe.catalog import read_rows
+from stereoprobe.studies.fillin.catalog import read_rows
 from stereoprobe.debias import DEBIAS, PREFIXES
 from stereoprobe.errors import DataError
 from stereoprobe.studies.jobs.records import GENDERS, SETTINGS, STORY_SETTING, JobProbe, job_probe_id

@@ -97,7 +97,7 @@ def load() -> NameTable:
     """The package's table, converted into the cache folder on first use."""
     from importlib import resources
 
-    from stereoprobe.wordnet import cache_dir
+    from stereoprobe.studies.fillin.wordnet import cache_dir
 
     version = _version()
     path = cache_dir() / "names" / f"{PACKAGE}-{version}.sqlite"

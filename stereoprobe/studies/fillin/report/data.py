@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stereoprobe.errors import DataError
-from stereoprobe.report.files import (
+from stereoprobe.studies.fillin.report.files import (
     builtin_template_texts,
     optional_csv,
     read_json,
@@ -23,8 +23,8 @@ from stereoprobe.report.files import (
     readable_template,
     settings_dict,
 )
-from stereoprobe.report.numbers import Share, share_from_row
-from stereoprobe.report.words import Word, count_words
+from stereoprobe.page.numbers import Share, share_from_row
+from stereoprobe.studies.fillin.report.words import Word, count_words
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -174,7 +174,7 @@ class SentimentData:
         return out
 
     def share(self, category: str, group: str | None, key: str) -> Share:
-        """A share with its interval and the probes behind it (see report.numbers)."""
+        """A share with its interval and the probes behind it (see page/numbers.py)."""
         fmt = key.split("_")[0] if key.startswith(("question", "statement")) else None
         return share_from_row(self.row(category, group), key, self.polar_probes(category, group, fmt))
 
@@ -415,7 +415,7 @@ def _full_precision(frames: dict[str, "pd.DataFrame"]) -> None:
     rounded once, from the unrounded value."""
     import numpy as np
 
-    from stereoprobe.sentiment import tables
+    from stereoprobe.studies.fillin.sentiment import tables
 
     occ = frames["occurrences.csv"]
     if occ.empty:

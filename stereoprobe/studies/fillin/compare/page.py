@@ -13,7 +13,7 @@ import html
 import math
 from typing import Any, Sequence
 
-from stereoprobe.compare.figures import LABEL_COLOURS, OTHER_COLOUR, run_colour
+from stereoprobe.studies.fillin.compare.figures import LABEL_COLOURS, OTHER_COLOUR, run_colour
 
 CSS_EXTRA = """
 .w{padding:0 2px}.w.n{color:%(neg)s;font-weight:bold}.w.p{color:%(pos)s;font-weight:bold}.w.o{color:%(other)s}
@@ -108,7 +108,7 @@ def drilldown(loaded: Sequence[Any], differences: Any) -> str:
 
 def render(result: Any, figures: dict[str, bytes], heatmaps: list[tuple[str, bytes]]) -> str:
     """The whole page as a string."""
-    from stereoprobe.report.briefing import CSS
+    from stereoprobe.studies.fillin.report.briefing import CSS
 
     meta = result.meta
     runs = result.runs

@@ -5,7 +5,7 @@ titles, legend, caption) are composed with Pillow for PNG and as a small SVG doc
 that embeds the same cloud images: drawing ~1,100 clouds through matplotlib took about
 three times as long (docs/report.md), and a cloud is a raster image either way.
 
-Colours (report.palette): positive and negative in the active palette (blue and
+Colours (page/palette.py): positive and negative in the active palette (blue and
 vermilion by default, the paper's green and red as an option); neutral, "both" (EmoLex
 marks the word positive and negative) and unassigned (not found) words grey. Only
 positive and negative words count in the shares.
@@ -19,12 +19,12 @@ import io
 from functools import lru_cache
 from typing import TYPE_CHECKING, Sequence
 
-from stereoprobe.report.words import Word
+from stereoprobe.studies.fillin.report.words import Word
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image
 
-from stereoprobe.report import palette
+from stereoprobe.page import palette
 
 GREY = "#707070"
 
@@ -214,7 +214,7 @@ def show(img: "Image.Image"):
 def figure_cloud(data, category: str, group: str | None = None, by_format: bool = False):
     """A word-cloud figure as a matplotlib Figure: a category, a group, or a group's two formats.
 
-    ``data`` is a :class:`stereoprobe.report.data.SentimentData`.
+    ``data`` is a :class:`stereoprobe.studies.fillin.report.data.SentimentData`.
     """
     who = f"{group} ({category})" if group else f"the category {category}"
     if by_format:

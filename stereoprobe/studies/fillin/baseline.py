@@ -138,7 +138,7 @@ def read_choenni(path: str | Path) -> list[SearchRow]:
 def load_group_map(path: str | Path | None = None) -> dict[tuple[str, str], tuple[str, str]]:
     """``groups/choenni_groups.csv``: (their category, their group) -> (category, group) of the catalog."""
     if path is None:
-        from stereoprobe.catalog import default_catalog_dir
+        from stereoprobe.studies.fillin.catalog import default_catalog_dir
 
         path = default_catalog_dir() / MAPPING_FILE
     p = Path(path)
@@ -184,7 +184,7 @@ def _match_groups(rows, catalog, mapping):
 
 def baseline_records(rows: list[SearchRow], catalog=None, mapping=None):
     """Rows -> one Completion per (group, query), plus the group matching (see the module docstring)."""
-    from stereoprobe.catalog import load_catalog
+    from stereoprobe.studies.fillin.catalog import load_catalog
 
     catalog = catalog if catalog is not None else load_catalog()
     mapping = mapping if mapping is not None else load_group_map()
@@ -237,7 +237,7 @@ def baseline_manifest(source: Path, rows: list[SearchRow], records: list[Complet
                       matched: dict, unmatched: list) -> dict[str, Any]:
     """manifest.json of a baseline run: the source cited, the file's hash, counts, group matching."""
     from stereoprobe import __version__
-    from stereoprobe.catalog import default_catalog_dir
+    from stereoprobe.studies.fillin.catalog import default_catalog_dir
     from stereoprobe.store import now_iso
 
     now = now_iso()
@@ -270,7 +270,7 @@ def build_baseline(source: str | Path, out: str | Path, catalog: str | Path | No
 
     ``out`` must not hold a run already (nothing stored is overwritten).
     """
-    from stereoprobe.catalog import load_catalog
+    from stereoprobe.studies.fillin.catalog import load_catalog
     from stereoprobe.store import COMPLETIONS, MANIFEST, RunStore
 
     src, out_dir = Path(source), Path(out)

@@ -128,7 +128,7 @@ def default_catalog_dir() -> Path:
     installed = Path(str(resources.files("stereoprobe"))) / "_data" / "groups"
     if (installed / "groups.csv").is_file():
         return installed
-    return Path(__file__).resolve().parent.parent / "groups"
+    return Path(__file__).resolve().parents[3] / "groups"
 
 
 def read_rows(path: Path, required: Iterable[str], missing_hint: str | None = None) -> list[tuple[int, dict[str, str]]]:

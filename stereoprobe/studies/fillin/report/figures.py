@@ -12,9 +12,9 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from stereoprobe.report import palette
-from stereoprobe.report.data import ALL, SentimentData
-from stereoprobe.report.numbers import Share
+from stereoprobe.page import palette
+from stereoprobe.studies.fillin.report.data import ALL, SentimentData
+from stereoprobe.page.numbers import Share
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -226,7 +226,7 @@ def figure_group(data: SentimentData, category: str, group: str) -> "Figure":
 
 
 def group_bars(group: str, category: str, mine: dict, cat: dict, everyone: dict) -> "Figure":
-    """Bars of Shares (report.numbers) for a group, its category and all groups."""
+    """Bars of Shares (page/numbers.py) for a group, its category and all groups."""
     import numpy as np
 
     keys = (("question_negative", "question"), ("statement_negative", "statement"), ("negative", "both formats"))

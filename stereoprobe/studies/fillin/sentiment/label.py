@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from stereoprobe.errors import DataError
-from stereoprobe.lexicon import Lexicon
+from stereoprobe.studies.fillin.lexicon import Lexicon
 
 SOURCES = ("lexicon", "override", "lemma", "synonyms", "none")
 _STRIP = string.punctuation + string.whitespace + "\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e\u201a\u2039\u203a\u2013\u2014\u2026"
@@ -159,7 +159,7 @@ class Labeller:
 
     def synonyms_of(self, word: str) -> list[str]:
         if self._synonyms_of is None:
-            from stereoprobe.wordnet import synonyms
+            from stereoprobe.studies.fillin.wordnet import synonyms
 
             self._synonyms_of = synonyms
             self.used_wordnet = True
@@ -189,11 +189,11 @@ class Labeller:
 
 
 def group_name_forms(group: str, lemmatize: Callable[[str], str] | None = None) -> frozenset[str]:
-    """Words that name the group itself: the one rule of stereoprobe.groupwords.
+    """Words that name the group itself: the one rule of stereoprobe.studies.fillin.groupwords.
 
     >>> sorted(group_name_forms("lesbians"))
     ['lesbian', 'lesbians']
     """
-    from stereoprobe.groupwords import group_words
+    from stereoprobe.studies.fillin.groupwords import group_words
 
     return group_words(group, lemmatize)

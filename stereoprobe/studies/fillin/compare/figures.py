@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from stereoprobe.report.palette import PALETTES
+from stereoprobe.page.palette import PALETTES
 
 # Okabe & Ito (2008): distinguishable with the common colour-vision deficiencies.
 RUN_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")

@@ -1,7 +1,7 @@
 """The sentiment stage: completion words -> NRC sentiment -> the paper's Table 4.
 
     >>> from stereoprobe.records import Completion
-    >>> from stereoprobe.lexicon import Lexicon
+    >>> from stereoprobe.studies.fillin.lexicon import Lexicon
     >>> lex = Lexicon("demo", "", {"wise": "positive", "grumpy": "negative", "slow": "negative"})
     >>> rec = Completion("p1", 0, "age", "old people", "are_so", "statement", "old people are so ...",
     ...                  words=["grumpy", "Wise", "slow", "old"])
@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from stereoprobe.errors import DataError
-from stereoprobe.lexicon import Lexicon, Override, load_lexicon
+from stereoprobe.studies.fillin.lexicon import Lexicon, Override, load_lexicon
 from stereoprobe.records import Completion
-from stereoprobe.sentiment.inputs import load_source
-from stereoprobe.sentiment.label import Labeller, WordLabel, group_name_forms, normalise, vote
-from stereoprobe.sentiment.output import format_summary, write_outputs
-from stereoprobe.sentiment.tables import OCCURRENCE_COLUMNS
+from stereoprobe.studies.fillin.sentiment.inputs import load_source
+from stereoprobe.studies.fillin.sentiment.label import Labeller, WordLabel, group_name_forms, normalise, vote
+from stereoprobe.studies.fillin.sentiment.output import format_summary, write_outputs
+from stereoprobe.studies.fillin.sentiment.tables import OCCURRENCE_COLUMNS
 
 __all__ = [
     "Labeller",
@@ -76,7 +76,7 @@ def score(
     """Label every word of every usable record and build the tables.
 
     ``run_dir_or_records``: a run directory, a completions.jsonl, a JSONL/CSV input file
-    (stereoprobe.sentiment.inputs), or Completion records. ``lexicon``: None (the bundled
+    (stereoprobe.studies.fillin.sentiment.inputs), or Completion records. ``lexicon``: None (the bundled
     EmoLex subset), a path to the official word-level file, or a Lexicon. Refused and
     failed records are skipped and counted; words naming the record's own group are left
     out and counted. ``labeller`` lets a caller reuse a warmed-up Labeller.
@@ -97,7 +97,7 @@ def score(
     options = check_options(ci, bootstrap, seed, wording)
 
     from stereoprobe import __version__
-    from stereoprobe.sentiment import tables
+    from stereoprobe.studies.fillin.sentiment import tables
     from stereoprobe.store import now_iso
 
     if labeller is not None and (lexicon is not None or overrides is not None or synonyms is not True):
@@ -152,7 +152,7 @@ def score(
         created_at=now_iso(),
     )
     if labeller.used_wordnet:
-        from stereoprobe.wordnet import wordnet_info
+        from stereoprobe.studies.fillin.wordnet import wordnet_info
 
         meta["wordnet"] = wordnet_info()
     if not statistics:  # labels and bare shares only (compare draws its own paired plan)

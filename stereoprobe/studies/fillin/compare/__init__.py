@@ -1,14 +1,14 @@
 """Compare runs side by side: models, prompts, samples and people (docs/compare.md).
 
     >>> import stereoprobe
-    >>> result = stereoprobe.compare(["runs/gpt-4o-mini", "runs/gemma"])   # doctest: +SKIP
+    >>> result = stereoprobe.studies.fillin.compare(["runs/gpt-4o-mini", "runs/gemma"])   # doctest: +SKIP
     >>> result.differences.query("level == 'category' and format == 'all'")  # doctest: +SKIP
 
 :func:`compare` scores every run with one labeller, aligns them on probe ids and
 computes, for every pair of runs, paired differences of negative shares with intervals,
-tests and verdicts (:mod:`stereoprobe.compare.paired`); against a baseline run of people
-also amplification and recall (:mod:`stereoprobe.compare.human`); with ``lexicons`` the
-band of shares across lexicons (:mod:`stereoprobe.compare.lexicons`).
+tests and verdicts (:mod:`stereoprobe.studies.fillin.compare.paired`); against a baseline run of people
+also amplification and recall (:mod:`stereoprobe.studies.fillin.compare.human`); with ``lexicons`` the
+band of shares across lexicons (:mod:`stereoprobe.studies.fillin.compare.lexicons`).
 :func:`write_comparison` writes the CSV tables, figures and ``index.html``.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from stereoprobe.compare.paired import Settings
+from stereoprobe.studies.fillin.compare.paired import Settings
 
 __all__ = ["ComparisonResult", "Settings", "compare", "write_comparison"]
 
@@ -36,7 +36,7 @@ class ComparisonResult:
     lexicons: Any | None = None  # per run, category, lexicon
     lexicon_band: Any | None = None
     meta: dict[str, Any] = field(default_factory=dict)
-    loaded: list[Any] = field(default_factory=list, repr=False)  # stereoprobe.compare.runs.Run
+    loaded: list[Any] = field(default_factory=list, repr=False)  # stereoprobe.studies.fillin.compare.runs.Run
 
     def summary(self) -> str:
         """A few lines for the terminal: alignment and what was found per pair."""
@@ -71,11 +71,11 @@ def compare(
     import pandas as pd
 
     from stereoprobe import __version__
-    from stereoprobe.compare import human, paired
-    from stereoprobe.compare import lexicons as lex_mod
-    from stereoprobe.compare.runs import alignment, load_runs, pairs
-    from stereoprobe.lexicon import load_lexicon
-    from stereoprobe.sentiment import Labeller
+    from stereoprobe.studies.fillin.compare import human, paired
+    from stereoprobe.studies.fillin.compare import lexicons as lex_mod
+    from stereoprobe.studies.fillin.compare.runs import alignment, load_runs, pairs
+    from stereoprobe.studies.fillin.lexicon import load_lexicon
+    from stereoprobe.studies.fillin.sentiment import Labeller
     from stereoprobe.store import now_iso
 
     settings = settings or Settings()
@@ -119,6 +119,6 @@ def _describe(lexi: Any, synonyms: bool) -> str:
 
 def write_comparison(result: ComparisonResult, out_dir: str | Path) -> Path:
     """Write tables (CSV), figures (PNG, SVG), index.html and meta.json into ``out_dir``."""
-    from stereoprobe.compare.output import write
+    from stereoprobe.studies.fillin.compare.output import write
 
     return write(result, Path(out_dir))

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from stereoprobe.catalog import Catalog, load_catalog
+from stereoprobe.studies.fillin.catalog import Catalog, load_catalog
 from stereoprobe.collect import CollectResult, collect, default_run_dir
 from stereoprobe.estimate import Estimate, estimate
 from stereoprobe.errors import DataError

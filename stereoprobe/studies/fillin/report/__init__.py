@@ -2,12 +2,12 @@
 
 Build everything::
 
-    from stereoprobe.report import build_report
+    from stereoprobe.studies.fillin.report import build_report
     result = build_report("runs/chatgpt")      # -> runs/chatgpt/figures, runs/chatgpt/briefing
 
 Or draw single figures in a notebook (each returns a matplotlib Figure)::
 
-    from stereoprobe.report import load_sentiment, figure_formats, figure_templates, figure_cloud
+    from stereoprobe.studies.fillin.report import load_sentiment, figure_formats, figure_templates, figure_cloud
     data = load_sentiment("runs/chatgpt")
     figure_formats(data)                         # Figure 2 of the paper
     figure_templates(data, "gender")             # Figure 3
@@ -16,10 +16,10 @@ Or draw single figures in a notebook (each returns a matplotlib Figure)::
 
 from __future__ import annotations
 
-from stereoprobe.report.build import ReportResult, build_report
-from stereoprobe.report.clouds import figure_cloud
-from stereoprobe.report.data import SentimentData, load_sentiment
-from stereoprobe.report.figures import figure_formats, figure_group, figure_templates
+from stereoprobe.studies.fillin.report.build import ReportResult, build_report
+from stereoprobe.studies.fillin.report.clouds import figure_cloud
+from stereoprobe.studies.fillin.report.data import SentimentData, load_sentiment
+from stereoprobe.studies.fillin.report.figures import figure_formats, figure_group, figure_templates
 
 __all__ = [
     "ReportResult",

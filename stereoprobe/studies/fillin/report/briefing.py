@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from string import Template
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from stereoprobe.report.clouds import colour_of, compose_png, fit_text, font, legend
-from stereoprobe.report.data import LEFT_OUT
-from stereoprobe.report.numbers import Share
-from stereoprobe.report.words import Word
+from stereoprobe.studies.fillin.report.clouds import colour_of, compose_png, fit_text, font, legend
+from stereoprobe.studies.fillin.report.data import LEFT_OUT
+from stereoprobe.page.numbers import Share
+from stereoprobe.studies.fillin.report.words import Word
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image
@@ -223,7 +223,7 @@ $body
 
 
 def page(title: str, nav: str, meta: str, findings: Sequence[str], model: str, body: str, settings: str) -> str:
-    from stereoprobe.report import palette
+    from stereoprobe.page import palette
 
     return PAGE.substitute(
         title=esc(title), nav=nav, meta=meta, findings="".join(f"<li>{esc(f)}</li>" for f in findings),
@@ -257,7 +257,7 @@ def word_html(word: str, label: str, evidence: dict[str, tuple[str, str, bool]])
 def bars_svg(page_: GroupPage) -> str:
     """The group's negative shares beside its category's and all groups', with intervals,
     as an inline SVG (text 12 px; a share resting on too few probes is not drawn)."""
-    from stereoprobe.report.figures import CATEGORY, EVERYONE, GROUP
+    from stereoprobe.studies.fillin.report.figures import CATEGORY, EVERYONE, GROUP
 
     W, H, left, top, bottom = 470, 210, 44, 34, 36
     plot_h = H - top - bottom

@@ -18,7 +18,7 @@ BAND_COLUMNS = ["run", "category", "reference", "band_low", "band_high", "lexico
 def parse_names(text: str | Sequence[str] | None) -> list[str]:
     """``"nrc,vader, afinn"`` -> ``["nrc", "vader", "afinn"]``, each checked."""
     from stereoprobe.errors import DataError
-    from stereoprobe.lexicon import NAMES
+    from stereoprobe.studies.fillin.lexicon import NAMES
 
     if text is None:
         return []
@@ -36,8 +36,8 @@ def shares_by_lexicon(runs: Sequence[Any], names: Sequence[str], synonyms: bool,
     """(per run, category and lexicon shares; per run and category band) as DataFrames."""
     import pandas as pd
 
-    from stereoprobe.lexicon import load_named
-    from stereoprobe.sentiment import Labeller
+    from stereoprobe.studies.fillin.lexicon import load_named
+    from stereoprobe.studies.fillin.sentiment import Labeller
 
     rows = []
     for name in names:

@@ -1,4 +1,4 @@
-"""Chat reply text -> up to ``limit`` single words, or a refusal. Pure (stdlib and stereoprobe.groupwords).
+"""Chat reply text -> up to ``limit`` single words, or a refusal. Pure (stdlib and stereoprobe.studies.fillin.groupwords).
 
 In chat mode the model is asked for the 10 most probable words that replace the dots
 of a probe such as ``why are old people so ...``; :func:`parse_reply` turns its free
@@ -24,7 +24,7 @@ are is all people in``) or fillers (:data:`FILLERS`); otherwise (``hard working`
 ``set in their ways``) it is dropped, never glued. Not words, dropped: numbers, emoji,
 URLs, ``N/A``, ``...``, single letters, tokens over :data:`MAX_WORD` characters, and
 :data:`IGNORED` (discourse and function words such as ``sure``, ``note``, ``the``).
-The group's own words (:func:`stereoprobe.groupwords.group_words`: ``Hindus``,
+The group's own words (:func:`stereoprobe.studies.fillin.groupwords.group_words`: ``Hindus``,
 ``hindu``) are never answers: a reply that only echoes the group ("10. Muslims",
 "Hindus are so Hindu.") is unparseable.
 Order is kept; duplicates are removed keeping the first; at most ``limit`` words.
@@ -51,7 +51,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from stereoprobe.groupwords import group_words
+from stereoprobe.studies.fillin.groupwords import group_words
 
 
 #: Bumped whenever a rule below changes what a reply yields; stored in the manifest and

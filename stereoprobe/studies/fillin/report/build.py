@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from stereoprobe.errors import DataError
-from stereoprobe.report import briefing as bf
-from stereoprobe.report import clouds, context, figures, palette
-from stereoprobe.report.data import ALL, SHARES, SentimentData, load_sentiment
-from stereoprobe.report.words import slugify, unique_slugs
+from stereoprobe.studies.fillin.report import briefing as bf
+from stereoprobe.page import palette
+from stereoprobe.studies.fillin.report import clouds, context, figures
+from stereoprobe.studies.fillin.report.data import ALL, SHARES, SentimentData, load_sentiment
+from stereoprobe.studies.fillin.report.words import slugify, unique_slugs
 
 PARTS = ("figures", "briefing")
 FIGURE_SETS = ("pages", "all")

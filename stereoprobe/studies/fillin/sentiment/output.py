@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.sentiment.tables import COUNT_COLUMNS, SHARE_COLUMNS
+from stereoprobe.studies.fillin.sentiment.tables import COUNT_COLUMNS, SHARE_COLUMNS
 
 FILES = (
     "table4.csv", "table4.md", "groups.csv", "templates.csv", "words.csv",

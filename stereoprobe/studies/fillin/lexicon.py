@@ -7,7 +7,7 @@ A :class:`Lexicon` maps a lower-case word to one polarity label:
 - ``neutral``: the word is in the lexicon without a polarity (e.g. only 'trust').
 
 A word that is not a key is *missing*, which is not the same as neutral: only missing
-words go on to the lemma and WordNet-synonym fallbacks (stereoprobe.sentiment).
+words go on to the lemma and WordNet-synonym fallbacks (stereoprobe.studies.fillin.sentiment).
 
 Sources (see lexicons/README.md):
 

@@ -2,7 +2,7 @@
 optional CSV files, its completion records, and the template texts it asked.
 
 Each reader is tolerant where the report can do without the file and strict (a one-line
-DataError) where it cannot; :func:`stereoprobe.report.data.load_sentiment` uses them.
+DataError) where it cannot; :func:`stereoprobe.studies.fillin.report.data.load_sentiment` uses them.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def readable_template(text: str) -> str:
 @lru_cache(maxsize=1)
 def builtin_template_texts() -> dict[str, tuple[str, str]]:
     """Template id -> (format, readable text) from the built-in catalog."""
-    from stereoprobe.catalog import load_catalog
+    from stereoprobe.studies.fillin.catalog import load_catalog
 
     out = {}
     for templates in load_catalog().templates.values():

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stereoprobe.report.data import ALL
-from stereoprobe.report.files import settings_dict
-from stereoprobe.report.numbers import pct0
+from stereoprobe.studies.fillin.report.data import ALL
+from stereoprobe.studies.fillin.report.files import settings_dict
+from stereoprobe.page.numbers import pct0
 
 if TYPE_CHECKING:  # pragma: no cover
-    from stereoprobe.report.data import SentimentData
+    from stereoprobe.studies.fillin.report.data import SentimentData
 
 PAPER = (
     "Busker, Choenni & Bargh (2023), “Stereotypes in ChatGPT: an empirical study”, "
@@ -85,7 +85,7 @@ def _catalog_size(data: "SentimentData") -> tuple[int | None, int | None]:
     probes = cat.get("probes") if isinstance(cat.get("probes"), int) else None
     n_cats = cat.get("categories") if isinstance(cat.get("categories"), int) else None
     if n_cats is None and cat.get("path", "built-in") == "built-in":
-        from stereoprobe.catalog import load_catalog
+        from stereoprobe.studies.fillin.catalog import load_catalog
 
         built_in = load_catalog()
         n_cats = len(built_in.categories)

@@ -1,6 +1,6 @@
 """Runs for a comparison: checked, scored with one labeller, reduced to one row per probe.
 
-Every run is scored by the same :class:`~stereoprobe.sentiment.Labeller` (one lexicon,
+Every run is scored by the same :class:`~stereoprobe.studies.fillin.sentiment.Labeller` (one lexicon,
 one overrides list, one synonym setting), so a word has one label in the whole
 comparison. A run without ``sentiment/`` gets one written, with that labeller.
 
@@ -105,7 +105,7 @@ def probe_table(records: list, occurrences: Any) -> Any:
 
 def load_runs(paths: Sequence[str | Path], labeller: Any, write_missing: bool = True) -> list[Run]:
     """Check, read and score every run with ``labeller``."""
-    from stereoprobe.sentiment import score, write_outputs
+    from stereoprobe.studies.fillin.sentiment import score, write_outputs
     from stereoprobe.store import read_completions
 
     checked = check_paths(paths)

@@ -35,7 +35,7 @@ def _slug(text: str) -> str:
 
 
 def _write_all(result: Any, tmp: Path) -> None:
-    from stereoprobe.compare import figures, page
+    from stereoprobe.studies.fillin.compare import figures, page
 
     tables = {
         "differences": result.differences, "shares": result.shares, "runs": result.runs, "pairs": result.pairs,
