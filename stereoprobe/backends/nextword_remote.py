@@ -39,7 +39,9 @@ from stereoprobe.backends.nextword import (
     PhraseFilter,
     Token,
     WordFilter,
+    WordRules,
     is_whole_word,
+    with_rules,
     phrase_end_probability,
     rank_words,
 )
@@ -90,6 +92,7 @@ class NextWordCompletionsBackend:
         max_concurrency: int = 8,
         word_filter: WordFilter | None = None,
         phrase_filter: PhraseFilter | None = PhraseFilter(),
+        word_rules: WordRules | None = None,
     ) -> None:
         if top_logprobs < 1:
             raise BackendError("top_logprobs must be at least 1")
@@ -101,8 +104,8 @@ class NextWordCompletionsBackend:
         self.top_n = top_n
         self.max_word_tokens = max_word_tokens
         self.max_concurrency = max_concurrency
-        self.word_filter = word_filter or WordFilter()
-        self.phrase_filter = phrase_filter
+        self.word_filter = word_filter or WordFilter(rules=word_rules)
+        self.phrase_filter = with_rules(phrase_filter, word_rules)
         self._local = threading.local()
         self._phrase_ends = PhraseEnds()
         self._answered = False

@@ -112,7 +112,7 @@ class FolderStudy(Study):
         if options.get("out") is not None:
             return Path(options["out"])
         if options.get("model_file") is not None and options.get("model") is None:
-            from stereoprobe.studies.fillin.collect import model_file_name
+            from stereoprobe.backends.modelfile import model_file_name
 
             return Path("runs") / f"{self.name}-{slug(model_file_name(options['model_file']))}"
         return Path("runs") / f"{self.name}-{slug(options.get('model') or EMBEDDED_MODEL)}"

@@ -118,7 +118,7 @@ def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 202
 
 
 def write_comparison(result: CorefComparison, out: str | Path) -> Path:
-    from stereoprobe.studies.fillin.report.briefing import CSS, PAGE, esc, settings_html
+    from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
     from stereoprobe.page.palette import colour
     from stereoprobe.store import marked, replace_folder
 

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.studies.fillin.report.briefing import CSS, PAGE, esc, settings_html
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.coreference.score import TABLES
@@ -269,7 +269,7 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     run) and return index.html."""
     import shutil
 
-    from stereoprobe.studies.fillin.report.figures import to_png
+    from stereoprobe.page.figures import to_png
     from stereoprobe.page.palette import colour
     from stereoprobe.store import replace_folder
     from stereoprobe.studies.coreference import figures

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stereoprobe.studies.fillin.report.briefing import CSS, PAGE, esc, settings_html
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
 
 PRONOUNS = ("he", "she", "they")
 

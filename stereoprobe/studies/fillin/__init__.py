@@ -65,6 +65,6 @@ class FillInStudy(Study):
         return format_summary(result)
 
     def reparse(self, run_dir: Path) -> Any:
-        from stereoprobe.reparse import reparse
+        from stereoprobe.studies.fillin.reparse import reparse
 
         return reparse(run_dir)

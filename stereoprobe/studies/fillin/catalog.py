@@ -13,7 +13,6 @@ Every group is crossed with every template of its category's template set.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from stereoprobe.datafiles import read_rows as _read_rows
 from stereoprobe.errors import DataError
 from stereoprobe.records import FORMATS, MASK, Probe, probe_id_for
 
@@ -131,49 +131,9 @@ def default_catalog_dir() -> Path:
     return Path(__file__).resolve().parents[3] / "groups"
 
 
-def read_rows(path: Path, required: Iterable[str], missing_hint: str | None = None) -> list[tuple[int, dict[str, str]]]:
-    """The rows of a CSV data file as (line number, {column: stripped value}).
-
-    Lines starting with ``#`` before the header, and rows whose first value starts with
-    ``#``, are comments; empty rows are skipped. A missing file, a missing column, a row
-    with more fields than the header, a file that is not UTF-8 or not CSV is a one-line
-    DataError naming the file (and line). Every study's data files are read here.
-    """
-    if not path.is_file():
-        hint = missing_hint or f"a catalog directory needs {', '.join(FILES)}"
-        raise DataError(f"{path}: file not found; {hint}.")
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as f:
-            lines = f.read().splitlines(keepends=True)
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not UTF-8 text ({exc.reason}); save it as UTF-8.") from None
-    skipped = 0
-    while skipped < len(lines) and lines[skipped].lstrip().startswith("#"):
-        skipped += 1
-    try:
-        reader = csv.DictReader(lines[skipped:])
-        header = [h.strip() for h in (reader.fieldnames or [])]
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise DataError(
-                f"{path}: the header lacks column(s) {', '.join(missing)}; "
-                f"expected {', '.join(required)}."
-            )
-        rows = []
-        for row in reader:
-            clean = {(k or "").strip(): (v or "").strip() for k, v in row.items() if k}
-            if not any(clean.values()) or clean.get(header[0], "").startswith("#"):
-                continue
-            if None in row:  # more fields than the header names
-                raise DataError(
-                    f"{path}, line {reader.line_num + skipped}: more fields than the header has; "
-                    "quote values that contain commas."
-                )
-            rows.append((reader.line_num + skipped, clean))
-    except csv.Error as exc:
-        raise DataError(f"{path}: not valid CSV ({exc}).") from None
-    return rows
-
+def read_rows(path: Path, required: Iterable[str]) -> list[tuple[int, dict[str, str]]]:
+    """A catalog file's rows (``datafiles.read_rows``); a missing one names the catalog's files."""
+    return _read_rows(path, required, missing_hint=f"a catalog directory needs {', '.join(FILES)}")
 
 
 def template_families(root: Path) -> list[str]:

@@ -70,23 +70,17 @@ class CollectRequest:
         from stereoprobe.backends import EMBEDDED_MODEL
 
         if self.model_file is not None and self.model is None:
+            from stereoprobe.backends.modelfile import model_file_name
+
             return default_run_dir(model_file_name(self.model_file))
         return default_run_dir(self.model or EMBEDDED_MODEL)
-
-
-def model_file_name(path: str | Path) -> str:
-    """The run directory's name for a model file: its name without .gguf.
-
-    >>> model_file_name("/models/SmolLM2-135M-Instruct.Q4_1.gguf")
-    'SmolLM2-135M-Instruct.Q4_1'
-    """
-    name = Path(path).name
-    return name[:-5] if name.lower().endswith(".gguf") else name
 
 
 def run_collect(request: CollectRequest | None = None, progress: bool = True, **kwargs: Any) -> CollectResult:
     """Collect answers: `run_collect(categories=["religion"], limit=6)` or with a CollectRequest."""
     from stereoprobe.backends import make_backend
+    from stereoprobe.studies.fillin.ask import study_run
+    from stereoprobe.studies.fillin.groupwords import WORD_RULES
 
     request = replace(request or CollectRequest(), **kwargs)
     request.check()
@@ -108,6 +102,7 @@ def run_collect(request: CollectRequest | None = None, progress: bool = True, **
         workers=request.workers,
         phrase_filter=request.phrase_filter,
         model_file=request.model_file,
+        word_rules=WORD_RULES,
     )
     try:
         return collect(
@@ -117,8 +112,8 @@ def run_collect(request: CollectRequest | None = None, progress: bool = True, **
             samples=request.samples,
             retry_failed=request.retry_failed,
             concurrency=request.concurrency,
-            catalog=catalog,
             progress=progress,
+            study=study_run(catalog, probes, backend.mode),
         )
     finally:
         backend.close()

