@@ -108,7 +108,7 @@ def test_api_run_stores_one_record_per_probe_with_the_servers_words(fake_openai,
     assert (settings["temperature"], settings["max_tokens"], settings["top_p"]) == (0.0, 300, 1.0)
     assert (settings["endpoint"], settings["timeout"], settings["max_retries"]) == (m["endpoint"], 5.0, 1)
     assert settings["instruction"] == DEFAULT_INSTRUCTION and settings["debias"] is None
-    assert m["version"] == 2 and m["parser_version"] == "2"
+    assert m["version"] == 2 and m["parser_version"] == "3"
     assert m["catalog"]["template_family"] == "paper"
     assert m["catalog"]["templates"] == {  # the templates this run used, as the catalog has them
         "why_are_so": {"text": "why are <group> so ...", "format": "question"},
