@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from typing import Any
 
 from stereoprobe.backends.nextword import (
@@ -45,6 +44,7 @@ from stereoprobe.backends.nextword import (
     phrase_end_probability,
     rank_words,
 )
+from stereoprobe.backends.remote import Requests
 from stereoprobe.errors import BackendError
 from stereoprobe.records import Answer, Probe
 
@@ -106,22 +106,11 @@ class NextWordCompletionsBackend:
         self.max_concurrency = max_concurrency
         self.word_filter = word_filter or WordFilter(rules=word_rules)
         self.phrase_filter = with_rules(phrase_filter, word_rules)
-        self._local = threading.local()
         self._phrase_ends = PhraseEnds()
         self._answered = False
         self._cap: int | None = None  # the most logprobs the endpoint allows, once it said so
-        self._client = self._make_client(api_key)
-
-    def _make_client(self, api_key: str) -> Any:
-        import httpx
-        from openai import OpenAI
-
-        def count(request: Any) -> None:
-            self._local.attempts = getattr(self._local, "attempts", 0) + 1
-
-        http = httpx.Client(timeout=self.timeout, event_hooks={"request": [count]})
-        return OpenAI(api_key=api_key or "none", base_url=self.base_url, timeout=self.timeout,
-                      max_retries=self.max_retries, http_client=http)
+        self._requests = Requests(base_url, api_key or "none", timeout=timeout, max_retries=max_retries, plain=True)
+        self._client = self._requests.client
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -145,7 +134,7 @@ class NextWordCompletionsBackend:
         return probe.prefix
 
     def attempts_of_last_ask(self) -> int:
-        return getattr(self._local, "attempts", 0)
+        return self._requests.attempts()
 
     def close(self) -> None:
         self._client.close()
@@ -211,7 +200,7 @@ class NextWordCompletionsBackend:
 
     # -- asking -----------------------------------------------------------------------
     def ask(self, probe: Probe) -> Answer:
-        self._local.attempts = 0
+        self._requests.start()
         prefix = probe.prefix
         candidates, prompt_tokens = self._top(prefix, self.top_logprobs)
         rows: dict[tuple[str, ...], list[Token]] = {}

@@ -154,6 +154,25 @@ def load_catalog(path: str | Path | None = None, templates: str | None = None) -
             f"{', '.join(template_families(root))}."
         )
     tpath = root / ("templates.csv" if family == DEFAULT_FAMILY else f"templates-{family}.csv")
+    sets = _templates(tpath)
+    categories, notes = _categories(root / "categories.csv", sets)
+    groups = _groups(root / "groups.csv", categories)
+    empty = [c for c in categories if not any(g.category == c for g in groups)]
+    if empty:
+        raise DataError(f"{root / 'categories.csv'}: category {empty[0]!r} has no groups in groups.csv; add some or "
+                        "remove it.")
+    return Catalog(
+        path=root,
+        categories=categories,
+        notes=notes,
+        groups=tuple(groups),
+        templates={k: tuple(v) for k, v in sets.items()},
+        family=family,
+    )
+
+
+def _templates(tpath: Path) -> dict[str, list[Template]]:
+    """A template family's rows, by template set, validated."""
     templates: dict[str, list[Template]] = {}
     for line, row in read_rows(tpath, FILES["templates.csv"]):
         where = f"{tpath}, line {line}"
@@ -173,8 +192,11 @@ def load_catalog(path: str | Path | None = None, templates: str | None = None) -
         tset.append(Template(row["template_set"], row["template"], row["format"], text))
     if not templates:
         raise DataError(f"{tpath}: no templates; add rows of template_set,template,format,text.")
+    return templates
 
-    cpath = root / "categories.csv"
+
+def _categories(cpath: Path, templates: dict[str, list[Template]]) -> tuple[dict[str, str], dict[str, str]]:
+    """category -> template set, and category -> note."""
     categories: dict[str, str] = {}
     notes: dict[str, str] = {}
     for line, row in read_rows(cpath, FILES["categories.csv"]):
@@ -190,8 +212,10 @@ def load_catalog(path: str | Path | None = None, templates: str | None = None) -
             )
         categories[row["category"]] = row["template_set"]
         notes[row["category"]] = row.get("note", "")
+    return categories, notes
 
-    gpath = root / "groups.csv"
+
+def _groups(gpath: Path, categories: dict[str, str]) -> list[Group]:
     groups: list[Group] = []
     seen: set[tuple[str, str]] = set()
     for line, row in read_rows(gpath, FILES["groups.csv"]):
@@ -215,19 +239,7 @@ def load_catalog(path: str | Path | None = None, templates: str | None = None) -
         if added not in ("yes", "no", ""):
             raise DataError(f"{where}: added_by_paper must be 'yes' or 'no', not {added!r}.")
         groups.append(Group(row["category"], row["group"], added == "yes"))
-
-    empty = [c for c in categories if not any(g.category == c for g in groups)]
-    if empty:
-        raise DataError(f"{cpath}: category {empty[0]!r} has no groups in groups.csv; add some or remove it.")
-
-    return Catalog(
-        path=root,
-        categories=categories,
-        notes=notes,
-        groups=tuple(groups),
-        templates={k: tuple(v) for k, v in templates.items()},
-        family=family,
-    )
+    return groups
 
 
 def load_probes(

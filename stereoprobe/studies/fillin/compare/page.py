@@ -106,6 +106,27 @@ def drilldown(loaded: Sequence[Any], differences: Any) -> str:
     return "".join(out)
 
 
+def _people(result: Any) -> list[str]:
+    """The sections on a model against people (a baseline run): amplification and recall."""
+    parts: list[str] = []
+    if len(result.amplification):
+        amp = result.amplification[(result.amplification.level != "group") & (result.amplification.format == "all")]
+        parts += ["<h2>Model against people</h2>",
+                  "<p>Amplification: the model's negative share minus people's, on the probes both have, every "
+                  "common probe counted once in both runs (people's queries carry many completions, a model's probes "
+                  "ten words). These are shares on the common probes only, not Table 4's.</p>",
+                  _table(amp, [("model", "model"), ("baseline", "people"), ("level", "level"), ("category", "category"),
+                               ("model_negative", "model neg % (common probes)"),
+                               ("human_negative", "people neg % (common probes)"),
+                               ("amplification", "amplification"), ("q", "q"), ("verdict", "verdict")])]
+    if len(result.recall):
+        parts += ["<p>Recall: the share of people's distinct words for a group that the model also gave for it.</p>",
+                  _table(result.recall, [("model", "model"), ("baseline", "people"), ("category", "category"),
+                                         ("groups", "groups"), ("human_words", "people's words"), ("found", "found"),
+                                         ("recall", "recall %"), ("recall_mean_group", "mean over groups %")])]
+    return parts
+
+
 def render(result: Any, figures: dict[str, bytes], heatmaps: list[tuple[str, bytes]]) -> str:
     """The whole page as a string."""
     from stereoprobe.page.shell import CSS
@@ -151,21 +172,7 @@ def render(result: Any, figures: dict[str, bytes], heatmaps: list[tuple[str, byt
         parts.append(f'<h3>{esc(cat)}</h3><img class="fig" alt="heatmap of group differences, {esc(cat)}" src="{_uri(png)}">')
     parts += ["<h2>All differences</h2>", '<p class="small">Click a column to sort.</p>',
               f'<div class="scroll">{table}</div>']
-    if len(result.amplification):
-        amp = result.amplification[(result.amplification.level != "group") & (result.amplification.format == "all")]
-        parts += ["<h2>Model against people</h2>",
-                  "<p>Amplification: the model's negative share minus people's, on the probes both have, every "
-                  "common probe counted once in both runs (people's queries carry many completions, a model's probes "
-                  "ten words). These are shares on the common probes only, not Table 4's.</p>",
-                  _table(amp, [("model", "model"), ("baseline", "people"), ("level", "level"), ("category", "category"),
-                               ("model_negative", "model neg % (common probes)"),
-                               ("human_negative", "people neg % (common probes)"),
-                               ("amplification", "amplification"), ("q", "q"), ("verdict", "verdict")])]
-    if len(result.recall):
-        parts += ["<p>Recall: the share of people's distinct words for a group that the model also gave for it.</p>",
-                  _table(result.recall, [("model", "model"), ("baseline", "people"), ("category", "category"),
-                                         ("groups", "groups"), ("human_words", "people's words"), ("found", "found"),
-                                         ("recall", "recall %"), ("recall_mean_group", "mean over groups %")])]
+    parts += _people(result)
     parts += ["<h2>Per group: every probe, every run's words</h2>",
               '<p class="legend"><span class="w n">negative</span> <span class="w p">positive</span> '
               '<span class="w o">neutral, both or not in the lexicon (not counted)</span></p>',

@@ -152,7 +152,6 @@ def pair_differences(name_a: str, name_b: str, rows: Any, settings: Settings, we
     import numpy as np
     import pandas as pd
 
-    from stereoprobe import stats
     from stereoprobe.stats.variance import cell_scores, cluster_variance
 
     out = []
@@ -191,16 +190,7 @@ def pair_differences(name_a: str, name_b: str, rows: Any, settings: Settings, we
         else:
             df = (g - h).astype(np.float64)
             ok = df >= 1
-        se = np.where(ok, 100 * np.sqrt(np.maximum(var, 0)), np.nan)
-        # a difference with no variance at all is judged at the binomial variance (interval and test alike)
-        se = np.where((se == 0) & (diff != 0), 100 * np.sqrt(np.nan_to_num(m)), se)
-        df = np.where(ok, df, np.nan)
-        low, high = stats.t_interval(diff, None, g, h, level=settings.level, bounds=(-100.0, 100.0), se=se, df=df)
-        p = stats.t_pvalue(diff, None, g, h, se=se, df=df)
-        q = stats.bh(p)
-        too_few = np.isnan(p) | np.isnan(diff)
-        found = ~too_few & (q < settings.alpha)
-        verdict = np.where(found & (diff > 0), VERDICTS[0], np.where(found & (diff < 0), VERDICTS[1], VERDICTS[2]))
+        low, high, p, q, too_few, verdict = _tested(diff, var, m, g, h, ok, df, settings)
         out.append(pd.DataFrame({
             "run_a": name_a, "run_b": name_b, "level": level,
             "category": labels["category"], "group": labels["group"], "format": labels["format"],
@@ -209,6 +199,25 @@ def pair_differences(name_a: str, name_b: str, rows: Any, settings: Settings, we
             "weighting": weighting,
         }))
     return _ordered(pd.concat(out, ignore_index=True))[DIFFERENCE_COLUMNS]
+
+
+def _tested(diff: Any, var: Any, m: Any, g: Any, h: Any, ok: Any, df: Any, settings: Settings) -> tuple:
+    """Intervals, p- and q-values, too-few flags and verdicts of a level's differences."""
+    import numpy as np
+
+    from stereoprobe import stats
+
+    se = np.where(ok, 100 * np.sqrt(np.maximum(var, 0)), np.nan)
+    # a difference with no variance at all is judged at the binomial variance (interval and test alike)
+    se = np.where((se == 0) & (diff != 0), 100 * np.sqrt(np.nan_to_num(m)), se)
+    df = np.where(ok, df, np.nan)
+    low, high = stats.t_interval(diff, None, g, h, level=settings.level, bounds=(-100.0, 100.0), se=se, df=df)
+    p = stats.t_pvalue(diff, None, g, h, se=se, df=df)
+    q = stats.bh(p)
+    too_few = np.isnan(p) | np.isnan(diff)
+    found = ~too_few & (q < settings.alpha)
+    verdict = np.where(found & (diff > 0), VERDICTS[0], np.where(found & (diff < 0), VERDICTS[1], VERDICTS[2]))
+    return low, high, p, q, too_few, verdict
 
 
 def _ordered(df: Any) -> Any:
