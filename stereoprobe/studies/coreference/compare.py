@@ -8,7 +8,7 @@ scene and overall; incorrect per pronoun; the WinoBias gaps; FNR, FPR, PPV, NPV 
 pronoun) with intervals over the profession pairs both answered and Benjamini-Hochberg
 q-values over the pair's rows; ``changed`` the share of prompts answered differently.
 
-    DIR/index.html       the page (the briefing's shell)
+    DIR/index.html       the page (the core's page shell, comparing.py)
     DIR/differences.csv  one row per pair of runs, prefix, measure, scene and pronoun
     DIR/changed.csv      per pair of runs and prefix: the share of prompts answered differently
     DIR/meta.json        runs, methods, statistics

@@ -1,4 +1,4 @@
-"""The coreference page's chart (matplotlib, no pyplot state; colours from report/palette.py).
+"""The coreference page's chart (matplotlib, no pyplot state; colours from page/palette.py).
 
 ``overview``: left, 000's Table 3 as bars per template (incorrect, inconsistent, binary
 inconsistent, each with its interval); right, Sterlie et al.'s four rates per pronoun as

@@ -1,6 +1,6 @@
 """The coreference study's pages: RUN_DIR/report/index.html and triples.html, from RUN_DIR/coreference/.
 
-The briefing's shell and style (report/briefing.py: key findings in words first, the model
+The core's page shell and style (page/shell.py: key findings in words first, the model
 caveat, the settings collapsed at the end; self-contained offline files, the chart
 embedded), the report's colour-blind-safe palette, and the CSV files copied to
 ``report/data/``. ``triples.html`` lists the prompts and answers behind every inconsistent

@@ -7,7 +7,7 @@ women-, men-dominated) the difference of mean P(male), P(female), P(diverse), ru
 minus run A, is the mean of the per-job differences, with the jobs resampled
 (studies/jobs/stats.py) and Benjamini-Hochberg q-values over the pair's rows.
 
-    DIR/index.html       the page (the briefing's shell)
+    DIR/index.html       the page (the core's page shell, comparing.py)
     DIR/differences.csv  one row per pair, prompt set, prefix, setting, group and gender
     DIR/jobs.csv         per job and run: P(male), P(female), P(diverse) per prompt set
     DIR/meta.json        runs, estimates, statistics

@@ -1,4 +1,4 @@
-"""The jobs study's charts (matplotlib, no pyplot state; colours from report/palette.py).
+"""The jobs study's charts (matplotlib, no pyplot state; colours from page/palette.py).
 
 - ``scatter``: one prompt: x the share of women in the job (BLS), y the model's
   P(female), every job labelled, the diagonal where the model would match the labour

@@ -1,6 +1,6 @@
 """The jobs study's page: RUN_DIR/report/index.html from the tables of RUN_DIR/jobs/.
 
-It uses the briefing's page shell and style (report/briefing.py: key findings first, the
+It uses the core's page shell and style (page/shell.py: key findings first, the
 model caveat, the settings collapsed at the end; one self-contained offline file, figures
 embedded), the report's palette, and links the CSV files it copies to ``report/data/``.
 Nothing is recomputed here: every number comes from ``stereoprobe score``'s tables.

@@ -17,7 +17,7 @@ from stereoprobe.page.palette import PALETTES
 
 # Okabe & Ito (2008): distinguishable with the common colour-vision deficiencies.
 RUN_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-# Word labels and the heatmap take the report's colour-blind-safe palette (report/palette.py).
+# Word labels and the heatmap take the report's colour-blind-safe palette (page/palette.py).
 _SAFE = PALETTES["safe"]
 LABEL_COLOURS = {"negative": _SAFE["negative"], "positive": _SAFE["positive"]}
 OTHER_COLOUR = _SAFE["other"]
