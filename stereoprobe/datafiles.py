@@ -1,4 +1,4 @@
-"""What every study's data files share: the one CSV reader (:func:`read_rows`: comments,
+r"""What every study's data files share: the one CSV reader (:func:`read_rows`: comments,
 empty rows, missing columns, extra fields, encoding, each a one-line ``DataError`` naming
 file and line) and stereoprobe's cache folder (:func:`cache_dir`).
 
