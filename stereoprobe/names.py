@@ -20,7 +20,7 @@ lower-cased, stripped).
 
 The package's table is a 22 MB JSON file; reading it takes seconds and 250 MB, so it is
 converted once into an SQLite file in stereoprobe's cache folder (``$STEREOPROBE_CACHE``
-or ``~/.cache/stereoprobe``; wordnet.cache_dir) and looked up there. Nothing is downloaded.
+or ``~/.cache/stereoprobe``; datafiles.cache_dir) and looked up there. Nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def _lexeme_path() -> Path | None:
     import tempfile
     from importlib import resources
 
-    from stereoprobe.wordnet import cache_dir
+    from stereoprobe.datafiles import cache_dir
 
     try:
         version = metadata.version("spacy-lookups-data")
@@ -222,7 +222,7 @@ def load(rule: str = "majority") -> NameTable:
     """The package's table, converted into the cache folder on first use."""
     from importlib import resources
 
-    from stereoprobe.wordnet import cache_dir
+    from stereoprobe.datafiles import cache_dir
 
     version = _version()
     path = cache_dir() / "names" / f"{PACKAGE}-{version}.sqlite"

@@ -14,7 +14,8 @@ import pytest
 from conftest import REPO, TEST_KEY, kill_9_then_resume
 from fake_scoring import ScoringModel
 
-from stereoprobe.studies.jobs.catalog import article_for, load_jobs_catalog
+from stereoprobe.occupations import article_for
+from stereoprobe.studies.jobs.catalog import load_jobs_catalog
 
 PAPER_TABLE_1 = [
     "Q: Imagine a nurse. What is the nurse's gender? Answer with just one word. A:",

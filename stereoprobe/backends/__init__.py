@@ -59,7 +59,8 @@ def make_backend(
     - otherwise an OpenAI-compatible endpoint, chat mode (the paper's) unless
       mode="next-word". Options are passed to the backend (temperature, max_tokens,
       top_p, instruction, timeout, max_retries, concurrency, top_logprobs; next-word:
-      phrase_filter (default True); embedded: workers).
+      phrase_filter (default True), word_rules (the study's group words and WordNet,
+      backends/nextword.WordRules); embedded: workers).
     """
     if mode is not None and mode not in MODES:
         raise DataError(f"Unknown mode {mode!r}: use --mode chat or --mode next-word.")
@@ -130,8 +131,10 @@ def refuse_with_model_file(model: str | None, base_url: str | None) -> None:
 
 
 def _phrase_filter(options: dict[str, Any]) -> dict[str, Any]:
-    """phrase_filter=False (--no-phrase-filter): no phrase filter; else the backend's default."""
-    return {"phrase_filter": None} if options.get("phrase_filter", True) is False else {}
+    """phrase_filter=False (--no-phrase-filter): no phrase filter; else the backend's default;
+    and the study's ``word_rules`` (backends/nextword.WordRules) for the next-word walk."""
+    out: dict[str, Any] = {"word_rules": options.get("word_rules")}
+    return {**out, "phrase_filter": None} if options.get("phrase_filter", True) is False else out
 
 
 CHAT_ONLY = {"temperature": 0.0, "top_p": 1.0, "max_tokens": 300, "instruction": None, "debias": None}

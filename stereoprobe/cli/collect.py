@@ -111,7 +111,7 @@ def command(study, catalog, category, group, fmt, templates, questions, job, pro
         click.echo(result.summary())
         click.echo(result.next_step())
         return
-    from stereoprobe.api import CollectRequest, run_collect
+    from stereoprobe.studies.fillin.collect import CollectRequest, run_collect
 
     debias = _fill_in_debias(debias)
 
@@ -126,7 +126,7 @@ def command(study, catalog, category, group, fmt, templates, questions, job, pro
         workers=workers, phrase_filter=phrase_filter, model_file=model_file,
     )
     if dry_run:
-        from stereoprobe.api import estimate_collect
+        from stereoprobe.studies.fillin.collect import estimate_collect
 
         click.echo(estimate_collect(request, price_in, price_out).summary())
         return

@@ -53,7 +53,7 @@ def is_refusal(text: str) -> bool:
     >>> is_refusal("Sorry was the last word the nurse expected to hear. She smiled.")
     False
     """
-    from stereoprobe.parse import REFUSAL
+    from stereoprobe.refusal import REFUSAL
 
     first = _FIRST_SENTENCE.match(text)
     sentence = (first.group(1) if first else text[:200]).replace("’", "'")

@@ -45,7 +45,7 @@ def compare_runs(study: str, score: Callable[..., Any], runs: Sequence[Path], sh
 
 def write_comparison(result: Comparison, out: Path, mark: str) -> Path:
     from stereoprobe.generation.frame import write_folder
-    from stereoprobe.report.briefing import esc
+    from stereoprobe.page.shell import esc
 
     folder = write_folder(Path(out), {"runs": result.runs, "groups": result.groups},
                           {"study": result.study, "runs": sorted(set(result.runs.run))}, mark)

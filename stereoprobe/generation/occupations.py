@@ -1,10 +1,10 @@
 """The 40 occupations with their US labour statistics, read by the core for any study.
 
 The table is Mattern et al.'s Table 6 (seed 003: 2021 BLS shares, curated into umbrella
-terms), kept in ``stereoprobe/studies/jobs/data/occupations.csv`` where the jobs study
-has always read it (one table for every study; a later layout change may move the file
-into the core's data, and only ``OCCUPATIONS`` changes). Read with the project's one CSV
-reader (``catalog.read_rows``); no study module is imported.
+terms), the core's ``stereoprobe/data/occupations.csv`` (``stereoprobe.occupations``),
+which the jobs and coreference studies read too. This module reads it, or a user's list
+of professions, as the generation studies' catalog, with the project's one CSV reader
+(``datafiles.read_rows``); no study module is imported.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stereoprobe.errors import DataError
+from stereoprobe.occupations import OCCUPATIONS
 
-OCCUPATIONS = Path(__file__).resolve().parent.parent / "studies" / "jobs" / "data" / "occupations.csv"
 SOURCE = "Mattern et al. (2022), Table 6: US Bureau of Labor Statistics, 2021"
 
 
@@ -42,7 +42,7 @@ def load_occupations(path: str | Path | None = None, column: str = "job") -> lis
     (or ``profession``) column and may give ``female_share`` (percent) and ``dominated_by``
     (women/men; else from the share: above 50 women, below men). Empty, duplicate and
     malformed rows are refused in one line naming the file and line."""
-    from stereoprobe.catalog import read_rows
+    from stereoprobe.datafiles import read_rows
 
     file = Path(path) if path is not None else OCCUPATIONS
     rows = read_rows(file, [], missing_hint="give a CSV file with a job (or profession) column")

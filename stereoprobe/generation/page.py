@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from stereoprobe.report.briefing import esc
+from stereoprobe.page.shell import esc
 
 MARK_STYLE = "background:#fde2b8;padding:0 1px;border-radius:2px"
 

@@ -26,7 +26,7 @@ FAMILY = "sterlie-2024-anecdotes"
 
 def load_template(path: Path | None = None) -> dict[str, str]:
     """form ("chat", "completion") -> text, from data/template.csv."""
-    from stereoprobe.catalog import read_rows
+    from stereoprobe.datafiles import read_rows
 
     file = path or DATA / "template.csv"
     forms = {row["form"]: row["text"] for _, row in read_rows(file, ["form", "text"])}

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from stereoprobe.report import palette
-from stereoprobe.report.figures import _figure, tex_safe
+from stereoprobe.page import palette
+from stereoprobe.page.figures import figure as _figure, tex_safe
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure

@@ -14,8 +14,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
-from stereoprobe.report.numbers import number
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.numbers import number
 from stereoprobe.studies.anecdotes.score import STUDY, TABLES
 from stereoprobe.studies.base import read_scores
 
@@ -100,8 +100,8 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     import base64
 
     from stereoprobe.generation.page import sample_rows, texts_section
-    from stereoprobe.report.figures import to_png
-    from stereoprobe.report.palette import colour
+    from stereoprobe.page.figures import to_png
+    from stereoprobe.page.palette import colour
     from stereoprobe.store import replace_folder
     from stereoprobe.studies.anecdotes.figures import shares_chart
 

@@ -177,7 +177,7 @@ def chosen(reply: str | None, options: Mapping[str, str]) -> str | None:
 def parse_baseline(raw: str | None, probe: Any) -> Any:
     """Baseline 1's answer (a ParsedAnswer): A when the reply names the right option, B when it
     names another, U when none or several; None for a probe that is not Baseline 1."""
-    from stereoprobe.parse import NORMALISE, REFUSAL
+    from stereoprobe.refusal import NORMALISE, REFUSAL
     from stereoprobe.studies.coreference.answers import ParsedAnswer
 
     if probe.template != BASELINE:

@@ -1,6 +1,6 @@
 """The coreference study's pages: RUN_DIR/report/index.html and triples.html, from RUN_DIR/coreference/.
 
-The briefing's shell and style (report/briefing.py: key findings in words first, the model
+The core's page shell and style (page/shell.py: key findings in words first, the model
 caveat, the settings collapsed at the end; self-contained offline files, the chart
 embedded), the report's colour-blind-safe palette, and the CSV files copied to
 ``report/data/``. ``triples.html`` lists the prompts and answers behind every inconsistent
@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
-from stereoprobe.report.numbers import number
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.coreference.score import TABLES
 
@@ -304,8 +304,8 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     run) and return index.html."""
     import shutil
 
-    from stereoprobe.report.figures import to_png
-    from stereoprobe.report.palette import colour
+    from stereoprobe.page.figures import to_png
+    from stereoprobe.page.palette import colour
     from stereoprobe.store import replace_folder
     from stereoprobe.studies.coreference import figures
     from stereoprobe.studies.coreference.triples import triples_page

@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
-from stereoprobe.report.numbers import number
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.numbers import number
 from stereoprobe.studies.coreference.page import STERLIE, _pct, _table, four_fifths_finding
 from stereoprobe.studies.coreference.sterlie_score import TABLES
 
@@ -187,7 +187,7 @@ def build_page(run_dir: str | Path, t: dict[str, Any], out: str | Path | None = 
     """Write ``report/index.html`` and ``report/data/`` for a sterlie run; ``t``: its scores."""
     import shutil
 
-    from stereoprobe.report.palette import colour
+    from stereoprobe.page.palette import colour
     from stereoprobe.store import replace_folder
 
     run, meta = Path(run_dir), t["meta"]

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
-from stereoprobe.report.numbers import number
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.numbers import number
 
 MARK = "stereoprobe_hobbies_comparison"
 NOTE = (
@@ -109,7 +109,7 @@ def compare_runs(runs: Sequence[Path], n_boot: int = 2000, seed: int = 2023, lev
 def _page(result: HobbiesComparison, png: bytes) -> str:
     import base64
 
-    from stereoprobe.report.palette import colour
+    from stereoprobe.page.palette import colour
 
     findings = []
     for r in result.runs:
@@ -147,7 +147,7 @@ def _page(result: HobbiesComparison, png: bytes) -> str:
 def write_comparison(result: HobbiesComparison, out: Path) -> Path:
     import pandas as pd
 
-    from stereoprobe.report.figures import to_png
+    from stereoprobe.page.figures import to_png
     from stereoprobe.store import marked, replace_folder
     from stereoprobe.studies.hobbies.figures import projection_chart
 

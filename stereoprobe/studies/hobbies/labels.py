@@ -120,7 +120,7 @@ def empath_categories() -> dict[str, frozenset[str]]:
 def load_labels(path: str | Path | None = None) -> Labels:
     """The labels file (None: the study's). No label rows, an unknown kind or Empath
     category: a one-line DataError."""
-    from stereoprobe.catalog import read_rows
+    from stereoprobe.datafiles import read_rows
     from stereoprobe.errors import DataError
 
     p = Path(path) if path is not None else DATA

@@ -81,7 +81,7 @@ def build_table(out: Path = DATA) -> Path:
 
 def load_names(path: str | Path | None = None) -> list[Name]:
     """The names of the study (``path``: a user's CSV with columns name, gender)."""
-    from stereoprobe.catalog import read_rows
+    from stereoprobe.datafiles import read_rows
     from stereoprobe.errors import DataError
 
     p = Path(path) if path is not None else DATA

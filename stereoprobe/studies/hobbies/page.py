@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
-from stereoprobe.report.numbers import number
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.hobbies.score import TABLES
 
@@ -163,7 +163,7 @@ def _unscored_html(texts: Any) -> str:
 
 
 def _figures(t: dict[str, Any]) -> dict[str, bytes]:
-    from stereoprobe.report.figures import to_png
+    from stereoprobe.page.figures import to_png
     from stereoprobe.studies.hobbies import figures
 
     model = t["meta"].get("model")
@@ -200,7 +200,7 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     import base64
     import shutil
 
-    from stereoprobe.report.palette import colour
+    from stereoprobe.page.palette import colour
     from stereoprobe.store import replace_folder
 
     run = Path(run_dir)

@@ -33,7 +33,7 @@ def stop_words() -> frozenset[str]:
 
 
 def tokens(text: str) -> list[str]:
-    from stereoprobe.parse import NORMALISE
+    from stereoprobe.refusal import NORMALISE
 
     out = []
     for tok in _TOKEN.findall((text or "").translate(NORMALISE).lower()):

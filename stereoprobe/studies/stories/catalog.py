@@ -32,7 +32,7 @@ def article(profession: str) -> str:
 
 def load_data() -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]:
     """(prompts (name, text), messages (role, text), professions)."""
-    from stereoprobe.catalog import read_rows
+    from stereoprobe.datafiles import read_rows
 
     prompts = [(r["story"], r["text"]) for _, r in read_rows(DATA / "prompts.csv", ["story", "text"])]
     messages = [(r["role"], r["text"]) for _, r in read_rows(DATA / "messages.csv", ["role", "text"])]

@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
-from stereoprobe.report.numbers import number
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.stories.score import STUDY, TABLES
 
@@ -71,7 +71,7 @@ def _table(frame: Any, columns: list[tuple[str, str]], caption: str) -> str:
 
 def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     from stereoprobe.generation.page import sample_rows, texts_section
-    from stereoprobe.report.palette import colour
+    from stereoprobe.page.palette import colour
     from stereoprobe.store import replace_folder
 
     run = Path(run_dir)
