@@ -135,6 +135,13 @@ def collect(
     """
     if samples < 1:
         raise DataError(f"--samples must be at least 1, not {samples}.")
+    from stereoprobe.batch import active
+
+    if active() is not None:  # --batch, --batch-file, ingest: the same run, asked as a batch
+        from stereoprobe.batch.run import collect_batch
+
+        return collect_batch(active(), probes, backend, out, samples=samples, retry_failed=retry_failed,
+                             catalog=catalog, study=study, progress=progress)
     store = RunStore(out, study.record if study else Completion)
     new_dir = not store.dir.exists()
     with _ctrl_c_stops_the_run() as interrupted:
@@ -257,6 +264,7 @@ def _manifest(
                         else PARSER_VERSION if backend.mode == "chat" else None),
         counts=old.counts if old else {},
         sessions=old.sessions if old else (),
+        batch=old.batch if old else None,
     )
 
 

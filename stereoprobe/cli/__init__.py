@@ -16,7 +16,7 @@ import click
 from stereoprobe import __version__
 from stereoprobe.cli._common import INTERRUPTED
 
-COMMANDS = ("probes", "collect", "reparse", "sentiment", "score", "report", "baseline", "compare")
+COMMANDS = ("probes", "collect", "reparse", "sentiment", "score", "report", "baseline", "compare", "ingest", "batch")
 
 
 class _LazyGroup(click.Group):
