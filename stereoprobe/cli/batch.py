@@ -95,7 +95,13 @@ def recorded_options(run_dir: Path) -> dict[str, Any]:
 
 @click.group("batch")
 def command() -> None:
-    """Manage the provider batches of a run (`collect --batch openai|anthropic`)."""
+    """Manage the provider batches of a run (`collect --batch openai|anthropic`).
+
+    \b
+    Examples:
+      stereoprobe collect --study coreference --model gpt-4o-mini --batch openai --out runs/c
+      stereoprobe batch cancel runs/c        cancel its batches under way
+    """
 
 
 @command.command("cancel")

@@ -25,7 +25,7 @@ def command(run_dir: Path, results: Path, quiet: bool) -> None:
     --batch-file NEW.jsonl` writes them again. Answers already stored are kept.
 
     \b
-    Example:
+    Examples:
       stereoprobe collect --study coreference --model M --batch-file requests.jsonl --out runs/c
       vllm run-batch -i requests.jsonl -o results.jsonl --model M
       stereoprobe ingest runs/c results.jsonl
