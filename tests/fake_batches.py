@@ -6,8 +6,8 @@ and of a batch run is one and the same, so their records can be compared probe b
 
 OpenAI (``/v1/files``, ``/v1/files/{id}/content``, ``/v1/batches``, ``/v1/batches/{id}``,
 ``/v1/batches/{id}/cancel``): a batch is ``validating`` when created; each retrieve after
-``in_progress_polls`` retrieves (default 0) ends it, unless ``hold`` is set (then it stays
-``in_progress`` until :meth:`release`). Anthropic (``/v1/messages/batches`` and the same
+``in_progress_polls`` retrieves (default 0) ends it, unless ``hold`` holds it (True: every
+batch, or a set of batch ids; it stays ``in_progress`` until :meth:`release`). Anthropic (``/v1/messages/batches`` and the same
 paths): the requests' params become a chat request to ``answers``, the reply a message.
 
 Faults: ``fail_uploads`` (the next N uploads get HTTP 500), ``errored`` (custom_ids whose
@@ -39,7 +39,7 @@ class FakeBatches:
         self.batches: dict[str, dict[str, Any]] = {}  # OpenAI and Anthropic, by id
         self.created: list[str] = []  # batch ids in order of creation
         self.in_progress_polls = 0
-        self.hold = False
+        self.hold: bool | set[str] = False  # True: every batch; a set: those batch ids
         self.fail_uploads = 0
         self.errored: set[str] = set()
         self.expire = False
@@ -79,6 +79,9 @@ class FakeBatches:
     def release(self) -> None:
         """Batches held in progress may end at their next retrieve."""
         self.hold = False
+
+    def _held(self, batch_id: str) -> bool:
+        return self.hold is True or (isinstance(self.hold, (set, frozenset)) and batch_id in self.hold)
 
     def requests_of(self, batch_id: str) -> list[str]:
         return [cid for cid, _ in self.batches[batch_id]["lines"]]
@@ -128,7 +131,7 @@ class FakeBatches:
             ended = b["status"] in ("completed", "expired", "cancelled", "ended")
             if b["status"] == "cancelling":
                 b["status"] = "cancelled"
-            elif not ended and (self.hold or b["polls"] <= self.in_progress_polls):
+            elif not ended and (self._held(b["id"]) or b["polls"] <= self.in_progress_polls):
                 b["status"] = "in_progress"
             elif not ended:
                 self._run(b)

@@ -89,8 +89,12 @@ def custom_id(probe_id: str, sample: int) -> str:
     return f"{probe_id}-{sample}"
 
 
-def check_options(batch: str | None, batch_file: Path | None, dry_run: bool) -> None:
-    """--batch and --batch-file are one or the other; --batch-file has no dry run."""
+def check_options(batch: str | None, batch_file: Path | None, dry_run: bool, served: bool = True) -> None:
+    """--batch and --batch-file are one or the other, for a served model; --batch-file has no dry run."""
+    from stereoprobe.batch.seam import IN_PROCESS
+
+    if (batch or batch_file) and not served:
+        raise DataError(IN_PROCESS)
     if batch and batch_file:
         raise DataError("--batch submits the requests itself and --batch-file writes them for another engine; "
                         "give one or the other.")

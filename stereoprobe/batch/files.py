@@ -75,7 +75,7 @@ def parse_line(obj: Any, number: int, where: str) -> Result:
     """One output line read (``DataError`` naming the line when it is not one)."""
     if not isinstance(obj, dict) or not isinstance(obj.get("custom_id"), str):
         raise DataError(f"{where} line {number}: not a batch output line (no custom_id); give the output file "
-                        "the batch wrote (OpenAI or vllm run-batch format).")
+                        "the batch wrote, OpenAI or vllm run-batch format (nothing was stored).")
     response = obj.get("response")
     body = response.get("body") if isinstance(response, dict) else None
     if isinstance(response, dict) and response.get("status_code") == 200 and isinstance(body, dict) \
@@ -95,7 +95,7 @@ def iter_results(path: Path) -> Iterator[Result]:
                     obj = json.loads(text)
                 except json.JSONDecodeError as exc:
                     raise DataError(f"{where} line {number}: not JSON ({exc.msg}); give the batch's output file "
-                                    "as it was written.") from None
+                                    "as it was written (nothing was stored).") from None
                 yield parse_line(obj, number, where)
     except OSError as exc:
         raise DataError(f"Cannot read {where} ({exc.strerror}); give the batch's output file.") from None

@@ -38,7 +38,8 @@ def batch_spec(ctx: click.Context) -> Any:
     from stereoprobe.batch import BatchSpec, check_options
 
     p = ctx.params
-    check_options(p.get("batch"), p.get("batch_file"), p.get("dry_run"))
+    check_options(p.get("batch"), p.get("batch_file"), p.get("dry_run"),
+                  served=p.get("model_file") is None and (p.get("model") or p.get("base_url")) is not None)
     if not p.get("batch") and not p.get("batch_file"):
         for name in ("poll_interval", "batch_limit"):
             if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
