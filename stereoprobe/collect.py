@@ -287,12 +287,16 @@ def _catalog_info(catalog: Catalog | None, probes: Sequence[Probe], old: Catalog
     )
 
 
-def _finish(store: RunStore, manifest: RunManifest, result: CollectResult, status: str) -> None:
+def _finish(store: RunStore, manifest: RunManifest, result: CollectResult, status: str,
+            records: list | None = None) -> None:
+    """The manifest's counts and this session; ``records``: the run's records, when the
+    caller holds them all already (else read back)."""
     from dataclasses import replace
 
     from stereoprobe.store import read_completions
 
-    records = read_completions(store.path, store.record) if store.path.exists() else []
+    if records is None:
+        records = read_completions(store.path, store.record) if store.path.exists() else []
     result.totals = Counter(r.status for r in records)
     if manifest.study == "fill-in" and manifest.mode == "next-word":
         from stereoprobe.backends.nextword import short_reasons

@@ -28,6 +28,7 @@ class BatchResult(CollectResult):
     """What a batch step did, in lines for the terminal (``asked``: records stored)."""
 
     kind: str = "file"
+    replaced: int = 0  # keys stored again (a failure answered): the file needs compacting
     lines: list[str] = field(default_factory=list)
     next_line: str = ""
 
@@ -108,11 +109,22 @@ def collect_batch(spec: BatchSpec, probes: Sequence[Any], backend: Any, out: str
                 if result.asked or spec.kind != "ingest":
                     live._cleanup(store, replace(manifest, batch=state), result, "stopped")
                 raise
-            live._cleanup(store, replace(manifest, batch=state), result, status)
+            _finish(store, replace(manifest, batch=state), result, status, existing)
         finally:
             store.close()
             store.unlock()
     return result
+
+
+def _finish(store: Any, manifest: Any, result: BatchResult, status: str, existing: dict) -> None:
+    """As a live run ends (``collect._cleanup``), from the records held: compacted only when
+    a key was stored twice (a failure answered again), the run read back no more."""
+    from stereoprobe import collect as live
+
+    store.close()
+    if result.replaced:
+        store.compact()
+    live._finish(store, manifest, result, status, records=list(existing.values()))
 
 
 def _write_file(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest: Any, result: BatchResult,
@@ -172,6 +184,7 @@ def store_results(job: Job, store: Any, existing: dict, result: BatchResult, res
                     continue
                 record = replay.record(job.ask, probe, sample, r.body if r.body is not None else str(r.error))
                 store.append(record)
+                result.replaced += old is not None
                 existing[record.key] = record
                 result.asked += 1
                 result.counts[record.status] += 1
