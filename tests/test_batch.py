@@ -25,7 +25,7 @@ from stereoprobe.cli import cli
 ENV = {"OPENAI_API_KEY": TEST_KEY, "ANTHROPIC_API_KEY": TEST_KEY}
 JOBS_TOY = dict(first_tokens=[("She", .5), ("He", .3), ("They", .1), ("Sarah", .05)], replies=["She"])
 STUDIES = {  # study -> (its selection, how the live fake answers it)
-    "fill-in": (["--limit", "8"], {"refuse_marker": "children are always"}),
+    "fill-in": (["--limit", "8"], {"refuse_marker": "children are always", "refusal_field": True}),
     "jobs": (["--study", "jobs", "--job", "nurse", "--job", "plumber", "--setting", "without dialogue"], {}),
     "coreference": (["--study", "coreference", "--job", "nurse", "--job", "pilot", "--job", "secretary"],
                     {"coreference_bias": 0.5}),

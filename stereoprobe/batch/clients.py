@@ -182,6 +182,10 @@ def from_anthropic(entry: Mapping[str, Any]) -> dict[str, Any]:
     ...     "content": [{"type": "text", "text": "The nurse"}], "usage": {"input_tokens": 9, "output_tokens": 3}}}})
     >>> line["response"]["body"]["choices"][0]["message"]["content"], line["response"]["body"]["usage"]["total_tokens"]
     ('The nurse', 12)
+    >>> refusal = from_anthropic({"custom_id": "a-2", "result": {"type": "succeeded", "message": {
+    ...     "model": "claude-x", "stop_reason": "refusal", "content": [{"type": "text", "text": "No."}]}}})
+    >>> refusal["response"]["body"]["choices"][0]["message"] == {"role": "assistant", "content": None, "refusal": "No."}
+    True
     >>> from_anthropic({"custom_id": "a-1", "result": {"type": "expired"}})["error"]
     {'code': 'expired', 'message': 'the request expired before it was processed'}
     """
