@@ -86,11 +86,13 @@ def main() -> None:
         lines = sum(1 for _ in (run / "completions.jsonl").open())
     print(f"{n:,} requests ({size:.0f} MB of request and results files), {lines:,} records stored; "
           f"{platform.python_version()}, {os.cpu_count()} CPUs\n")
-    print("| step | wall s | CPU s | peak MiB | wall / floor | load before, after |")
-    print("|---|---|---|---|---|---|")
+    print("| step | wall s | CPU s | peak MiB | wall / floor | CPU / floor | load before, after |")
+    print("|---|---|---|---|---|---|---|")
+    floor = steps["floor"]
     for name, t in steps.items():
-        print(f"| {name} | {t['wall']:.1f} | {t['cpu']:.1f} | {t['rss_mb']:.0f} | "
-              f"{t['wall'] / steps['floor']['wall']:.2f} | {t['load_before']:.1f}, {t['load_after']:.1f} |")
+        memory = f"{t['rss_mb']:.0f}" if name != "floor" else "-"  # ru_maxrss: the largest child so far
+        print(f"| {name} | {t['wall']:.1f} | {t['cpu']:.1f} | {memory} | {t['wall'] / floor['wall']:.2f} | "
+              f"{t['cpu'] / floor['cpu']:.2f} | {t['load_before']:.1f}, {t['load_after']:.1f} |")
     both = steps["write"]["wall"] + steps["ingest"]["wall"]
     print(f"\nwrite + ingest: {both:.1f} s wall (target 30 s), "
           f"{steps['write']['cpu'] + steps['ingest']['cpu']:.1f} s CPU; last lines:\n"

@@ -9,6 +9,8 @@ OpenAI (``/v1/files``, ``/v1/files/{id}/content``, ``/v1/batches``, ``/v1/batche
 ``in_progress_polls`` retrieves (default 0) ends it, unless ``hold`` holds it (True: every
 batch, or a set of batch ids; it stays ``in_progress`` until :meth:`release`). Anthropic (``/v1/messages/batches`` and the same
 paths): the requests' params become a chat request to ``answers``, the reply a message.
+A live ``/v1/chat/completions`` request is passed to ``answers`` too (one endpoint for both,
+as OpenAI's).
 
 Faults: ``fail_uploads`` (the next N uploads get HTTP 500), ``errored`` (custom_ids whose
 line errors: HTTP 500 in OpenAI's error file, ``errored`` in Anthropic's results),
@@ -278,6 +280,8 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/v1/files":
             return self._send(*fake.upload(_multipart_file(self.headers.get("Content-Type", ""), raw)))
         body = json.loads(raw) if raw else {}
+        if path == "/v1/chat/completions":  # a live request at the same endpoint (--retry-failed live)
+            return self._send(*fake.answer(path, body))
         if path == "/v1/batches":
             return self._send(*fake.create(body))
         if path == "/v1/messages/batches":

@@ -254,6 +254,20 @@ def test_errored_and_expired_requests_are_failures_and_retry_failed_submits_only
     assert manifest(tmp_path / "run")["status"] == "complete"
 
 
+def test_a_batch_runs_failures_can_be_asked_again_live(fakes, tmp_path):
+    live, batches = fakes
+    select = configure(live, "coreference")
+    base = ["collect", "--model", "fake-chat", "--base-url", batches.base_url, "--out", tmp_path / "run", "-q", *select]
+    batches.expire, batches.expire_after = True, 80
+    assert run(*base, "--batch", "openai", "--poll-interval", "0").exit_code == 0
+    assert sum(r["error"] is not None for r in records(tmp_path / "run").values()) == 4
+    asked = len(live.seen)
+    res = run(*base, "--retry-failed")  # live, at the same endpoint
+    assert res.exit_code == 0 and "Asked 4 (4 ok" in res.output, res.output
+    assert len(live.seen) == asked + 4 and len(batches.created) == 1
+    assert all(r["error"] is None for r in records(tmp_path / "run").values())
+
+
 def test_a_failed_upload_is_one_line_and_the_same_command_submits(fakes, tmp_path):
     live, batches = fakes
     select = configure(live, "coreference")
