@@ -96,6 +96,42 @@ def test_every_study_through_a_provider_batch_gives_the_live_records(fakes, tmp_
         assert sum(r["refused"] for r in got.values()) == 1  # the refusal, through either provider
 
 
+LOGPROB = {  # --mode next-word: several independent completions requests per probe, echoed logprobs
+    "jobs": (["--study", "jobs", "--job", "nurse", "--setting", "without dialogue", "--prompt", "1", "--prompt", "2",
+              "--prompt", "once"],
+             dict(probability={" He": .02, " She": .06, " They": .02, " Non": .1, "-": .5, "binary": .8},
+                  next_tokens=[(" Sarah", .3), (" the", .2), (" John", .1)])),
+    "coreference": (["--study", "coreference", "--job", "nurse", "--job", "pilot", "--prompt", "late"],
+                    dict(probability={" The": 0.5, " nurse": 0.3, " pilot": 0.1})),
+}
+
+
+@pytest.mark.parametrize("study", list(LOGPROB))
+def test_logprob_modes_through_a_batch_file_and_openai_give_the_live_records(fakes, tmp_path, study):
+    live, batches = fakes
+    select, toy = LOGPROB[study]
+    live.scoring = ScoringModel(**toy)
+    argv = ["--model", "fake-chat", "--mode", "next-word", "-q", *select]
+    assert run("collect", *argv, "--base-url", live.base_url, "--out", tmp_path / "live").exit_code == 0
+    sent = sorted(json.dumps(x.body, sort_keys=True) for x in live.seen)
+    want = without_time(records(tmp_path / "live"))
+    res = run("collect", *argv, "--base-url", batches.base_url, "--batch", "openai", "--poll-interval", "0",
+              "--batch-limit", "7", "--out", tmp_path / "batch")
+    assert res.exit_code == 0, res.output
+    assert without_time(records(tmp_path / "batch")) == want
+    requests = tmp_path / "requests.jsonl"
+    assert run("collect", *argv, "--base-url", live.base_url, "--batch-file", requests,
+               "--out", tmp_path / "file").exit_code == 0
+    lines = check_openai_batch_input(requests)
+    assert sorted(json.dumps(x["body"], sort_keys=True) for x in lines) == sent  # the very requests sent live
+    assert len(lines) > len(want) and {x["url"] for x in lines} == {"/v1/completions"}
+    vllm_results(live, requests, tmp_path / "results.jsonl")
+    assert run("ingest", tmp_path / "file", tmp_path / "results.jsonl", "-q").exit_code == 0
+    assert without_time(records(tmp_path / "file")) == want
+    res = run("collect", *argv, "--base-url", batches.anthropic_url, "--batch", "anthropic", "--out", tmp_path / "a")
+    assert res.exit_code == 2 and "not the completions with echoed logprobs" in res.output
+
+
 # -- --batch-file: OpenAI's documented input, the live request's body ----------------------------
 OPENAI_URLS = {"/v1/responses", "/v1/chat/completions", "/v1/embeddings", "/v1/completions", "/v1/moderations"}
 
@@ -363,10 +399,8 @@ def test_dry_run_prints_requests_batches_tokens_and_the_batch_price(tmp_path):
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["--study", "jobs", "--job", "nurse", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--mode",
-      "next-word"], "--mode next-word asks several requests per probe"),
     (["--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--mode", "next-word", "--limit", "2"],
-     "--mode next-word asks several requests per probe"),
+     "Remote next-word mode walks each probe in dependent requests"),
     (["--study", "coreference", "--job", "nurse", "--job", "pilot"], "the embedded model and --model-file run"),
 ])
 def test_what_cannot_be_one_request_per_probe_is_refused_in_one_line(tmp_path, argv, needle):

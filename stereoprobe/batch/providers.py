@@ -20,7 +20,7 @@ from typing import Any, Iterable, Iterator
 
 from stereoprobe.batch.clients import LIMITS, make_client
 from stereoprobe.batch.files import Result, check_results, iter_results
-from stereoprobe.batch.seam import CHAT_URL, owner
+from stereoprobe.batch.seam import owner
 from stereoprobe.errors import DataError
 from stereoprobe.store import now_iso
 
@@ -30,26 +30,33 @@ def limits(provider: str, limit: int | None) -> tuple[int, int]:
     return (min(requests, limit) if limit else requests), size
 
 
-def split(lines: Iterable[tuple[str, str]], max_requests: int, max_bytes: int) -> Iterator[list[tuple[str, str]]]:
-    """Lines in parts of at most ``max_requests`` lines and ``max_bytes`` bytes.
+def split(records: Iterable[tuple[str, str]], max_requests: int, max_bytes: int) -> Iterator[list[tuple[str, str]]]:
+    """Records' request lines in parts of at most ``max_requests`` lines and ``max_bytes``
+    bytes, a record's lines in one part.
 
     >>> [len(p) for p in split([(str(i), "x" * 9 + "\\n") for i in range(7)], 3, 25)]
     [2, 2, 2, 1]
+    >>> [len(p) for p in split([(str(i), "x\\ny\\n") for i in range(5)], 5, 100)]
+    [2, 2, 1]
     """
     part: list[tuple[str, str]] = []
-    size = 0
-    for cid, line in lines:
-        n = len(line.encode("utf-8"))
-        if part and (len(part) >= max_requests or size + n > max_bytes):
+    size = count = 0
+    for cid, text in records:
+        n, lines = len(text.encode("utf-8")), text.count("\n")
+        if part and (count + lines > max_requests or size + n > max_bytes):
             yield part
-            part, size = [], 0
-        part.append((cid, line))
+            part, size, count = [], 0, 0
+        part.append((cid, text))
         size += n
+        count += lines
     if part:
         yield part
 
 
 def _refuse(provider: str, job: Any) -> None:
+    if provider == "anthropic" and job.multi:
+        raise DataError("Anthropic's Message Batches carry Messages requests, not the completions with echoed "
+                        "logprobs that --mode next-word scores; use --batch openai or --batch-file (vllm run-batch).")
     if provider == "anthropic" and getattr(owner(job.backend), "estimate", None) == "first-token":
         raise DataError("Anthropic's API returns no log-probabilities, which the first-token estimate reads; "
                         "use --samples K --temperature T (the sampled estimate), or --batch openai.")
@@ -66,7 +73,7 @@ def submit_and_poll(job: Any, spec: Any, store: Any, existing: dict, manifest: A
     state["provider"] = spec.provider
     batches = state.setdefault("batches", [])
     client = make_client(spec.provider, spec.options)
-    pending = {cid for b in batches if not b["done"] for cid in _ids(store.dir / b["input"])}
+    pending = {job.record_of(i)[0] for b in batches if not b["done"] for i in _ids(store.dir / b["input"])}
     todo = job.todo(existing, retry_failed, pending)
     result.skipped = len(job.index) - len(todo) - len(pending)
     if todo:
@@ -89,9 +96,11 @@ def _submit(job: Any, spec: Any, client: Any, store: Any, manifest: Any, todo: l
     folder.mkdir(exist_ok=True)
     for part in split(job.lines(todo), *limits(spec.provider, spec.limit)):
         name = f"{spec.provider}-{len(batches)}.jsonl"
-        (folder / name).write_text("".join(line for _, line in part), encoding="utf-8")
-        batch_id = client.submit(folder / name, CHAT_URL, str(store.dir))
-        batches.append({"id": batch_id, "input": f"batch/{name}", "requests": len(part), "submitted_at": now_iso(),
+        text = "".join(lines for _, lines in part)
+        (folder / name).write_text(text, encoding="utf-8")
+        url = json.loads(text[: text.index("\n")])["url"]
+        batch_id = client.submit(folder / name, url, str(store.dir))
+        batches.append({"id": batch_id, "input": f"batch/{name}", "requests": text.count("\n"), "submitted_at": now_iso(),
                         "status": "submitted", "done": False})
         write_manifest(store.dir, manifest)  # the id is kept before anything else happens
 
@@ -130,6 +139,7 @@ def _store_batch(job: Any, client: Any, store: Any, existing: dict, manifest: An
     from stereoprobe.batch.run import store_results
 
     asked = set(_ids(store.dir / b["input"]))
+    job.note_parts(asked)
     out = store.dir / b["input"].replace(".jsonl", ".out.jsonl")
     client.download(b["id"], out)
     lines = check_results(out, asked, manifest.settings.model)
@@ -172,16 +182,18 @@ def dry_run(job: Any, spec: Any, out: Path, backend: Any) -> Any:
     if (out / "completions.jsonl").is_file():  # a run under way: what is not stored yet
         stored = {r.key: r for r in read_completions(out, job.record)}
     todo = job.todo(stored, False)
-    prompt_tokens = completion_max = size = parts = 0
+    prompt_tokens = completion_max = size = parts = requests = 0
     for part in split(job.lines(todo), *limits(spec.provider, spec.limit)):
         parts += 1
-        for _, line in part:
+        for line in (x for _, text in part for x in text.splitlines(keepends=True)):
             body = json.loads(line)["body"]
             prompt_tokens += sum(-(-len(str(m.get("content") or "")) // 4) + 7 for m in body.get("messages", []))
+            prompt_tokens += -(-len(str(body.get("prompt") or "")) // 4)
             completion_max += int(body.get("max_tokens") or body.get("max_completion_tokens") or 0)
             size += len(line.encode("utf-8"))
+            requests += 1
     per_batch, most = limits(spec.provider, spec.limit)
-    text = (f"{len(todo):,} requests in {parts} {spec.provider} batch{'es' if parts != 1 else ''} (at most "
+    text = (f"{requests:,} requests in {parts} {spec.provider} batch{'es' if parts != 1 else ''} (at most "
             f"{per_batch:,} requests and {most // 2**20} MB each; {size / 2**20:.1f} MB in all); about "
             f"{prompt_tokens:,} prompt tokens, at most {completion_max:,} completion tokens")
     if spec.price_in is not None or spec.price_out is not None:

@@ -11,6 +11,7 @@ whether its results are stored).
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,6 +30,7 @@ class BatchResult(CollectResult):
 
     kind: str = "file"
     replaced: int = 0  # keys stored again (a failure answered): the file needs compacting
+    incomplete: int = 0  # probes of several requests whose results were not all there
     lines: list[str] = field(default_factory=list)
     next_line: str = ""
 
@@ -45,12 +47,18 @@ class BatchResult(CollectResult):
 
 @dataclass
 class Job:
-    """The run's probes by custom_id, the study's ask and the backend (its client seam)."""
+    """The run's probes by custom_id, the study's ask and the backend (its client seam).
+
+    In chat mode a probe is one request, its custom_id the record's key; where a probe is
+    several independent requests (the logprob scorers: one per continuation), each line's
+    custom_id is the key and the request's number (``<probe_id>-<sample>-<i>``)."""
 
     backend: Any
     ask: Any
     record: type
     index: dict[str, tuple[Any, int]]
+    multi: bool = False
+    parts: dict[str, int] = field(default_factory=dict)  # multi: requests per record
 
     def todo(self, existing: dict, retry_failed: bool, pending: set[str] = frozenset()) -> list[str]:
         """custom_ids to ask: not stored (or stored as failed, with --retry-failed), not in a batch under way."""
@@ -61,15 +69,37 @@ class Job:
                 out.append(cid)
         return out
 
+    def record_of(self, line_id: str) -> tuple[str, int]:
+        """The record's custom_id and the request's number of a line's custom_id."""
+        if not self.multi:
+            return line_id, 0
+        cid, _, number = line_id.rpartition("-")
+        return cid, int(number) if number.isdigit() else -1
+
+    def note_parts(self, line_ids: Iterable[str]) -> None:
+        counts: dict[str, int] = {}
+        for line_id in line_ids:
+            cid = self.record_of(line_id)[0]
+            counts[cid] = counts.get(cid, 0) + 1
+        self.parts.update(counts)
+
     def lines(self, cids: Iterable[str]) -> Iterable[tuple[str, str]]:
-        """(custom_id, request line) for each, built by the live ask (batch/seam.py)."""
+        """(custom_id, its request lines) for each record, built by the live ask (batch/seam.py)."""
         from stereoprobe.batch.seam import Capture
 
         with Capture(self.backend) as capture:
             for cid in cids:
                 probe, sample = self.index[cid]
-                url, body = capture.request(self.ask, probe, sample)
-                yield cid, request_line(cid, url, body)
+                parts = capture.request(self.ask, probe, sample)
+                self.parts[cid] = len(parts)
+                yield cid, "".join(request_line(f"{cid}-{i}" if self.multi else cid, url, body)
+                                   for i, (url, body) in enumerate(parts))
+
+    def asked(self) -> set[str]:
+        """Every line's custom_id the run's requests have."""
+        if not self.multi:
+            return set(self.index)
+        return {json.loads(line)["custom_id"] for _, text in self.lines(self.index) for line in text.splitlines()}
 
 
 def collect_batch(spec: BatchSpec, probes: Sequence[Any], backend: Any, out: str | Path, *, samples: int,
@@ -81,8 +111,10 @@ def collect_batch(spec: BatchSpec, probes: Sequence[Any], backend: Any, out: str
     from stereoprobe.store import RunStore
 
     check_batchable(backend)
+    from stereoprobe.batch.seam import several
+
     job = Job(backend, study.ask if study else live._ask, study.record if study else live.Completion,
-              {custom_id(p.probe_id, s): (p, s) for p in probes for s in range(samples)})
+              {custom_id(p.probe_id, s): (p, s) for p in probes for s in range(samples)}, multi=several(backend))
     if spec.kind == "dry-run":
         from stereoprobe.batch.providers import dry_run
 
@@ -139,14 +171,18 @@ def _write_file(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest:
     part = path.with_name(path.name + ".part")
     try:
         with part.open("w", encoding="utf-8") as f:
-            for _, line in job.lines(todo):
-                f.write(line)
+            written = 0
+            for _, lines in job.lines(todo):
+                f.write(lines)
+                written += lines.count("\n")
         os.replace(part, path)
     except OSError as exc:
         part.unlink(missing_ok=True)
         raise DataError(f"Cannot write {path} ({exc.strerror}); give --batch-file a writable path.") from None
-    manifest.batch.setdefault("files", []).append({"path": str(path), "requests": len(todo), "written_at": now_iso()})
-    result.lines = [f"Wrote {len(todo):,} requests to {path} (OpenAI batch format; {result.skipped:,} already "
+    manifest.batch.setdefault("files", []).append({"path": str(path), "requests": written, "probes": len(todo),
+                                                    "written_at": now_iso()})
+    many = f" for {len(todo):,} probes" if written != len(todo) else ""
+    result.lines = [f"Wrote {written:,} requests{many} to {path} (OpenAI batch format; {result.skipped:,} already "
                     f"answered). Nothing was asked."]
     result.next_line = (f"Next: run them (e.g. `vllm run-batch -i {path} -o results.jsonl --model "
                         f"{manifest.settings.model}`), then `stereoprobe ingest {store.dir} results.jsonl`.")
@@ -157,39 +193,56 @@ def _ingest(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest: Any
             retry_failed: bool, progress: bool, interrupted: Any) -> str:
     """stereoprobe ingest: a whole results file checked, then stored."""
     path = Path(spec.path)
-    lines = check_results(path, job.index, manifest.settings.model)
+    lines = check_results(path, job.asked(), manifest.settings.model)
     store_results(job, store, existing, result, iter_results(path), progress, lines)
     manifest.batch.setdefault("ingested", []).append({"path": str(path), "lines": lines, "stored": result.asked,
                                                        "at": now_iso()})
     result.lines = [f"Read {lines:,} results from {path}."]
+    if result.incomplete:
+        result.lines.append(f"{result.incomplete:,} probes have results for only some of their requests; they are "
+                            "not stored (give the rest in another results file).")
     return "complete" if all((p.probe_id, s) in existing for p, s in job.index.values()) else "stopped"
 
 
 def store_results(job: Job, store: Any, existing: dict, result: BatchResult, results: Iterable[Result],
                   progress: bool, total: int) -> None:
-    """Each result as the study's record, made by the live ask from the stored reply; a key
-    already stored (not failed) is left as it is."""
+    """Each record's results as the study's record, made by the live ask from the stored
+    replies (once all its requests' results are read); a key already stored (not failed)
+    is left as it is."""
     from stereoprobe.batch.seam import Replay
     from stereoprobe.progress import progress_bar
 
     bar = progress_bar(total, progress, unit="result")
+    waiting: dict[str, dict[int, Any]] = {}
     try:
         with Replay(job.backend) as replay:
             for r in results:
-                probe, sample = job.index[r.custom_id]
-                old = existing.get((probe.probe_id, sample))
                 bar.update(1)
-                if old is not None and old.status != "failed":
-                    result.skipped += 1
+                cid, number = job.record_of(r.custom_id)
+                got = waiting.setdefault(cid, {})
+                got[number] = r.body if r.body is not None else str(r.error)
+                if len(got) < job.parts.get(cid, 1):
                     continue
-                record = replay.record(job.ask, probe, sample, r.body if r.body is not None else str(r.error))
-                store.append(record)
-                result.replaced += old is not None
-                existing[record.key] = record
-                result.asked += 1
-                result.counts[record.status] += 1
+                del waiting[cid]
+                _store_one(job, replay, store, existing, result, cid, [got[i] for i in sorted(got)])
     finally:
         bar.close()
+    result.incomplete = len(waiting)
+
+
+def _store_one(job: Job, replay: Any, store: Any, existing: dict, result: BatchResult, cid: str,
+               replies: list) -> None:
+    probe, sample = job.index[cid]
+    old = existing.get((probe.probe_id, sample))
+    if old is not None and old.status != "failed":
+        result.skipped += 1
+        return
+    record = replay.record(job.ask, probe, sample, replies)
+    store.append(record)
+    result.replaced += old is not None
+    existing[record.key] = record
+    result.asked += 1
+    result.counts[record.status] += 1
 
 
 def _provider(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest: Any, result: BatchResult,

@@ -6,15 +6,17 @@ inside the jobs and coreference studies' wrappers). Here that client is swapped 
 that does not send:
 
 - ``capture``: the study's own ``ask`` runs as in a live run; the request it would send
-  (``create(**body)``) is taken as the batch line's body and the ask stops there;
+  (``create(**body)``) is taken as the batch line's body and the ask stops there (the
+  logprob scorers' requests, one per continuation, each get a placeholder reply so that
+  the ask goes on to the next: they do not depend on each other's replies);
 - ``replay``: the study's own ``ask`` runs again with a stored reply coming back as the
   client's answer (``ChatCompletion.construct``, as the client builds it from JSON), so
   the record is made by the live code, parsing and all. An errored or expired line comes
   back as the exception a live request raises, and is stored as that probe's failure.
 
-So nothing about a request or a reply is written twice. A mode whose probe needs several
-requests (next-word mode: the remote walk's dependent requests, the logprob scorers' one
-request per continuation) is refused before anything is written (``check_batchable``).
+So nothing about a request or a reply is written twice. A mode whose requests depend on
+each other's replies (remote next-word mode's walk) is refused before anything is written
+(``check_batchable``).
 """
 
 from __future__ import annotations
@@ -26,10 +28,8 @@ from typing import Any, Callable, Iterator
 from stereoprobe.errors import DataError
 
 CHAT_URL = "/v1/chat/completions"
-SEVERAL_REQUESTS = (
-    "--mode next-word asks several requests per probe (remote next-word mode: a walk of dependent requests, "
-    "candidates then words; the jobs and coreference logprob scorers: one request per continuation), and a batch "
-    "line carries one request per probe; drop --mode next-word for chat mode, or run it live.")
+WALK = ("Remote next-word mode walks each probe in dependent requests (the candidates, then a request per word to "
+        "complete), which a batch cannot carry; use --mode chat, or run it live.")
 IN_PROCESS = ("--batch and --batch-file write requests for a served model: give --model (and --base-url for another "
               "endpoint); the embedded model and --model-file run in-process, with nothing to batch.")
 
@@ -52,12 +52,18 @@ def owner(backend: Any) -> Any:
 
 
 def check_batchable(backend: Any) -> None:
-    """Refuse, in one line, a backend whose probes cannot be one batch line each."""
+    """Refuse, in one line, a backend whose requests depend on each other's replies."""
     sender = owner(backend)
     if sender is None:
         raise DataError(IN_PROCESS)
-    if getattr(sender, "mode", None) == "next-word":
-        raise DataError(SEVERAL_REQUESTS)
+    if getattr(sender, "mode", None) == "next-word" and not callable(getattr(sender, "logprobs", None)):
+        raise DataError(WALK)
+
+
+def several(backend: Any) -> bool:
+    """Whether a probe's requests are several (the logprob scorers': one per continuation),
+    each a line of its own (``custom_id`` the record's key and the request's number)."""
+    return getattr(owner(backend), "mode", None) == "next-word"
 
 
 class _Endpoint:
@@ -102,12 +108,13 @@ def _swapped(backend: Any, handle: Callable[[str, dict[str, Any]], Any]) -> Iter
 
 
 class Capture:
-    """``with Capture(backend) as capture: url, body = capture.request(ask, probe, sample)``."""
+    """``with Capture(backend) as capture: parts = capture.request(ask, probe, sample)``."""
 
     def __init__(self, backend: Any) -> None:
         check_batchable(backend)
         self.backend = backend
         self._stack = contextlib.ExitStack()
+        self._parts: list[tuple[str, dict[str, Any]]] = []
 
     def __enter__(self) -> "Capture":
         self._stack.enter_context(_swapped(self.backend, self._send))
@@ -116,30 +123,51 @@ class Capture:
     def __exit__(self, *exc: Any) -> None:
         self._stack.close()
 
-    @staticmethod
-    def _send(url: str, body: dict[str, Any]) -> Any:
-        raise _Sent(url, body)
+    def _send(self, url: str, body: dict[str, Any]) -> Any:
+        self._parts.append((url, body))
+        if url == CHAT_URL:
+            raise _Sent(url, body)
+        return _placeholder(body)
 
-    def request(self, ask: Any, probe: Any, sample: int) -> tuple[str, dict[str, Any]]:
-        """The (url, body) the live ``ask`` sends for this probe and sample."""
+    def request(self, ask: Any, probe: Any, sample: int) -> list[tuple[str, dict[str, Any]]]:
+        """The (url, body) of each request the live ``ask`` sends for this probe and sample:
+        one in chat mode; one per continuation scored (each independent of the others'
+        replies: a placeholder reply lets the ask go on to the next)."""
+        self._parts = []
         try:
-            ask(self.backend, probe, sample)
-        except _Sent as sent:
-            return sent.url, sent.body
-        raise DataError(f"Probe {probe.probe_id} was answered without a request; this study and mode cannot be batched.")
+            record, _ = ask(self.backend, probe, sample)
+        except _Sent:
+            return self._parts
+        if not self._parts or record.status == "failed":
+            raise DataError(f"Probe {probe.probe_id}'s requests could not be written "
+                            f"({record.error or 'no request'}); this study and mode cannot be batched.")
+        return self._parts
+
+
+def _placeholder(body: dict[str, Any]) -> Any:
+    """A completions reply that the scorers read without error (every character a token of
+    log-probability 0; the first token's one alternative): only its request is kept."""
+    from openai.types import Completion
+
+    prompt = str(body.get("prompt") or "")
+    logprobs = ({"text_offset": list(range(len(prompt) + 1)), "token_logprobs": [0.0] * (len(prompt) + 1),
+                 "tokens": ["x"] * (len(prompt) + 1), "top_logprobs": None} if body.get("echo") else
+                {"text_offset": [len(prompt)], "token_logprobs": [0.0], "tokens": [" x"], "top_logprobs": [{" x": 0.0}]})
+    return Completion.construct(id="placeholder", object="text_completion", created=0, model=body.get("model"),
+                                choices=[{"index": 0, "text": "", "finish_reason": "length", "logprobs": logprobs}])
 
 
 class Replay:
-    """``with Replay(backend) as replay: record = replay.record(ask, probe, sample, reply)``.
+    """``with Replay(backend) as replay: record = replay.record(ask, probe, sample, replies)``.
 
-    ``reply``: the response body (a dict) of a line that succeeded, or the error message
-    (a str) of one that did not.
+    ``replies``: for each request of the probe in the order the ask sends them, the response
+    body (a dict) of a line that succeeded, or the error message (a str) of one that did not.
     """
 
     def __init__(self, backend: Any) -> None:
         check_batchable(backend)
         self.backend = backend
-        self._reply: dict[str, Any] | str | None = None
+        self._replies: list[dict[str, Any] | str] = []
         self._stack = contextlib.ExitStack()
         self._sender: Any = None
 
@@ -154,16 +182,16 @@ class Replay:
         local = getattr(self._sender, "_local", None)
         if local is not None:  # one request sent, as a live ask counts it
             local.attempts = getattr(local, "attempts", 0) + 1
-        reply, self._reply = self._reply, None
-        if reply is None:
-            raise RuntimeError("batch: a second request for one probe (this mode cannot be batched)")
+        if not self._replies:
+            raise RuntimeError("batch: the probe asked more requests than its batch lines hold")
+        reply = self._replies.pop(0)
         if isinstance(reply, str):
             raise RuntimeError(reply)
         return _response(url, reply)
 
-    def record(self, ask: Any, probe: Any, sample: int, reply: dict[str, Any] | str) -> Any:
-        """The study's record of this probe and sample from a stored reply."""
-        self._reply = reply
+    def record(self, ask: Any, probe: Any, sample: int, replies: list[dict[str, Any] | str]) -> Any:
+        """The study's record of this probe and sample from its stored replies."""
+        self._replies = list(replies)
         record, _ = ask(self.backend, probe, sample)
         return record
 
