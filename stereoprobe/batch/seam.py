@@ -179,8 +179,8 @@ class Replay:
         self._stack.close()
 
     def _answer(self, url: str, body: dict[str, Any]) -> Any:
-        local = getattr(self._sender, "_local", None)
-        if local is not None:  # one request sent, as a live ask counts it
+        local = getattr(self._sender, "_local", None) or getattr(getattr(self._sender, "_requests", None), "_local", None)
+        if local is not None:  # one request sent, as a live ask counts it (the sender's or its Requests' counter)
             local.attempts = getattr(local, "attempts", 0) + 1
         if not self._replies:
             raise RuntimeError("batch: the probe asked more requests than its batch lines hold")
