@@ -409,9 +409,14 @@ def test_dry_run_prints_requests_batches_tokens_and_the_batch_price(tmp_path):
     (["--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--mode", "next-word", "--limit", "2"],
      "Remote next-word mode walks each probe in dependent requests"),
     (["--study", "coreference", "--job", "nurse", "--job", "pilot"], "the embedded model and --model-file run"),
+    (["--model", "claude-x", "--limit", "2", "--batch", "anthropic"], "No API key for the anthropic batch API: set "
+     "ANTHROPIC_API_KEY"),
+    (["--study", "jobs", "--job", "nurse", "--model", "m", "--batch", "anthropic"], "Anthropic's API returns no "
+     "log-probabilities, which the first-token estimate reads"),
 ])
-def test_what_cannot_be_one_request_per_probe_is_refused_in_one_line(tmp_path, argv, needle):
-    res = run("collect", *argv, "--batch-file", tmp_path / "r.jsonl", "--out", tmp_path / "run", env={})
+def test_what_a_batch_cannot_carry_is_refused_in_one_line_before_anything_is_made(tmp_path, argv, needle):
+    batch = [] if "--batch" in argv else ["--batch-file", tmp_path / "r.jsonl"]
+    res = run("collect", *argv, *batch, "--out", tmp_path / "run", env={"OPENAI_API_KEY": None, "ANTHROPIC_API_KEY": None})
     lines = res.output.strip().splitlines()
     assert res.exit_code == 2 and len(lines) == 1 and needle in lines[0], res.output
     assert not (tmp_path / "r.jsonl").exists() and not (tmp_path / "run").exists()

@@ -53,7 +53,8 @@ def split(records: Iterable[tuple[str, str]], max_requests: int, max_bytes: int)
         yield part
 
 
-def _refuse(provider: str, job: Any) -> None:
+def refuse(provider: str, job: Any) -> None:
+    """What a provider cannot carry, refused in one line."""
     if provider == "anthropic" and job.multi:
         raise DataError("Anthropic's Message Batches carry Messages requests, not the completions with echoed "
                         "logprobs that --mode next-word scores; use --batch openai or --batch-file (vllm run-batch).")
@@ -69,10 +70,9 @@ def submit_and_poll(job: Any, spec: Any, store: Any, existing: dict, manifest: A
     if state.get("provider") not in (None, spec.provider):
         raise DataError(f"{store.dir} holds {state['provider']} batches; continue it with --batch {state['provider']}, "
                         "or pass --out NEW_DIR.")
-    _refuse(spec.provider, job)
     state["provider"] = spec.provider
     batches = state.setdefault("batches", [])
-    client = make_client(spec.provider, spec.options)
+    client = job.client
     pending = {job.record_of(i)[0] for b in batches if not b["done"] for i in _ids(store.dir / b["input"])}
     todo = job.todo(existing, retry_failed, pending)
     result.skipped = len(job.index) - len(todo) - len(pending)
@@ -177,7 +177,7 @@ def dry_run(job: Any, spec: Any, out: Path, backend: Any) -> Any:
     from stereoprobe.batch.run import BatchResult
     from stereoprobe.store import read_completions
 
-    _refuse(spec.provider, job)
+    refuse(spec.provider, job)
     stored = {}
     if (out / "completions.jsonl").is_file():  # a run under way: what is not stored yet
         stored = {r.key: r for r in read_completions(out, job.record)}

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from stereoprobe.batch import BatchSpec, custom_id
+from stereoprobe.batch import PROVIDERS, BatchSpec, custom_id
 from stereoprobe.batch.files import Result, check_results, iter_results, request_line
 from stereoprobe.collect import CollectResult
 from stereoprobe.errors import DataError
@@ -59,6 +59,7 @@ class Job:
     index: dict[str, tuple[Any, int]]
     multi: bool = False
     parts: dict[str, int] = field(default_factory=dict)  # multi: requests per record
+    client: Any = None  # --batch: the provider's batch client
 
     def todo(self, existing: dict, retry_failed: bool, pending: set[str] = frozenset()) -> list[str]:
         """custom_ids to ask: not stored (or stored as failed, with --retry-failed), not in a batch under way."""
@@ -119,8 +120,16 @@ def collect_batch(spec: BatchSpec, probes: Sequence[Any], backend: Any, out: str
         from stereoprobe.batch.providers import dry_run
 
         return dry_run(job, spec, Path(out), backend)
-    if spec.kind == "file" and spec.path is not None and spec.path.exists():
+    if spec.kind == "file" and spec.path.exists():
         raise DataError(f"{spec.path} exists; give --batch-file a new path (a request file is never overwritten).")
+    if spec.kind == "file" and not spec.path.parent.is_dir():
+        raise DataError(f"{spec.path.parent} is not a folder; give --batch-file a path in an existing folder.")
+    if spec.kind in PROVIDERS:  # refused, or no key: before the run directory exists
+        from stereoprobe.batch.clients import make_client
+        from stereoprobe.batch.providers import refuse
+
+        refuse(spec.kind, job)
+        job.client = make_client(spec.kind, spec.options)
     store = RunStore(out, job.record)
     with live._ctrl_c_stops_the_run() as interrupted:
         store.lock()
