@@ -99,7 +99,7 @@ def _submit(job: Any, spec: Any, client: Any, store: Any, manifest: Any, todo: l
         text = "".join(lines for _, lines in part)
         (folder / name).write_text(text, encoding="utf-8")
         url = json.loads(text[: text.index("\n")])["url"]
-        batch_id = client.submit(folder / name, url, str(store.dir))
+        batch_id = client.submit(folder / name, url, store.dir.name)
         batches.append({"id": batch_id, "input": f"batch/{name}", "requests": text.count("\n"), "submitted_at": now_iso(),
                         "status": "submitted", "done": False})
         write_manifest(store.dir, manifest)  # the id is kept before anything else happens
