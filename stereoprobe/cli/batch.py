@@ -40,10 +40,11 @@ def batch_spec(ctx: click.Context) -> Any:
     p = ctx.params
     check_options(p.get("batch"), p.get("batch_file"), p.get("dry_run"),
                   served=p.get("model_file") is None and (p.get("model") or p.get("base_url")) is not None)
-    if not p.get("batch") and not p.get("batch_file"):
+    if not p.get("batch"):
         for name in ("poll_interval", "batch_limit"):
             if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
                 raise click.UsageError(f"--{name.replace('_', '-')} applies with --batch openai|anthropic.")
+    if not p.get("batch") and not p.get("batch_file"):
         return None
     kept = {k: _plain(v) for k, v in p.items() if k not in _TRANSIENT}
     if p.get("batch_file"):
