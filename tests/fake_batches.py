@@ -16,6 +16,8 @@ Faults: ``fail_uploads`` (the next N uploads get HTTP 500), ``errored`` (custom_
 line errors: HTTP 500 in OpenAI's error file, ``errored`` in Anthropic's results),
 ``expire`` (a batch ends ``expired`` after answering only its first ``expire_after``
 requests: OpenAI writes the rest as ``batch_expired`` errors, Anthropic as ``expired``).
+A cancelled batch answers nothing more: OpenAI's has no line for the requests it did not
+run, Anthropic's a ``canceled`` result for each.
 """
 
 from __future__ import annotations
@@ -133,6 +135,8 @@ class FakeBatches:
             ended = b["status"] in ("completed", "expired", "cancelled", "ended")
             if b["status"] == "cancelling":
                 b["status"] = "cancelled"
+                if b["kind"] == "anthropic":  # Anthropic reports each request cancelled before it ran
+                    b["errors"] += [(cid, "canceled", None) for cid, _ in b["lines"]]
             elif not ended and (self._held(b["id"]) or b["polls"] <= self.in_progress_polls):
                 b["status"] = "in_progress"
             elif not ended:
@@ -204,9 +208,11 @@ def _openai_line(n: int, cid: str, status: int | None, reply: Any) -> dict:
             "response": {"status_code": status, "request_id": f"req_{n}", "body": reply}, "error": None}
 
 
-def _anthropic_result(status: int | None, reply: Any) -> dict:
+def _anthropic_result(status: int | str | None, reply: Any) -> dict:
     if status is None:
         return {"type": "expired"}
+    if status == "canceled":
+        return {"type": "canceled"}
     if status != 200:
         return {"type": "errored", "error": {"type": "error", "error": {"type": "api_error",
                                                                         "message": reply["error"]["message"]}}}
@@ -223,10 +229,12 @@ def _anthropic_result(status: int | None, reply: Any) -> dict:
 def _anthropic_view(b: dict, root: str) -> dict:
     ended = b["status"] in ("completed", "expired", "cancelled")
     expired = sum(1 for _, s, _ in b["errors"] if s is None)
+    canceled = sum(1 for _, s, _ in b["errors"] if s == "canceled")
     return {"id": b["id"], "type": "message_batch", "processing_status": "ended" if ended else
             ("canceling" if b["status"] == "cancelling" else "in_progress"),
             "request_counts": {"processing": 0 if ended else len(b["lines"]), "succeeded": len(b["output"]),
-                               "errored": len(b["errors"]) - expired, "canceled": 0, "expired": expired},
+                               "errored": len(b["errors"]) - expired - canceled, "canceled": canceled,
+                               "expired": expired},
             "created_at": "2026-11-25T00:00:00Z", "expires_at": "2026-11-26T00:00:00Z", "archived_at": None,
             "cancel_initiated_at": None, "ended_at": "2026-11-25T00:00:01Z" if ended else None,
             "results_url": f"{root}/v1/messages/batches/{b['id']}/results" if ended else None}
