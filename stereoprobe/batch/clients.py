@@ -70,9 +70,11 @@ class _Batches:
 
     def _call(self, what: str, create: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """A client call; what a user must act on is one line (the key scrubbed)."""
-        from stereoprobe.backends.chat import _short, scrub
+        from textwrap import shorten
 
         auth, status, connection = self._errors
+        scrub = lambda text, key: text.replace(key, "***") if key else text  # noqa: E731
+        _short = lambda text: shorten(" ".join(text.split()), 200, placeholder="...")  # noqa: E731
         try:
             return create(*args, **kwargs)
         except auth:
