@@ -57,7 +57,7 @@ from stereoprobe.cli.batch import batch_options
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @batch_options
 @friendly_errors
-def command(study, catalog, category, group, fmt, templates, job, prompt, pairs, seed, pairs_file, setting, debias, model,
+def command(study, catalog, category, group, fmt, templates, questions, job, prompt, pairs, seed, pairs_file, setting, debias, model,
             base_url, model_file, api_key_env, mode, out, temperature, max_tokens, top_p, instruction, instruction_file,
             concurrency, workers,
             phrase_filter, timeout, max_retries, samples, limit, retry_failed, dry_run, price_in, price_out, quiet,
@@ -94,6 +94,7 @@ def command(study, catalog, category, group, fmt, templates, job, prompt, pairs,
       stereoprobe collect --study jobs --model gpt-4o-mini --samples 20 --temperature 1
       stereoprobe collect --study coreference             16,800 scenes, embedded model
       stereoprobe collect --study coreference --model gpt-4o-mini --pairs 1000 --seed 1
+      stereoprobe collect --study coreference --templates sterlie --model gpt-4o --samples 50 --temperature 0.5
       stereoprobe collect --model-file ~/models/my-model.Q4_K_M.gguf      a GGUF of your own
       stereoprobe collect --model-file ~/models/instruct.gguf --mode chat  with its chat template
       stereoprobe collect --study coreference --model gpt-4o-mini --batch openai     at the batch price

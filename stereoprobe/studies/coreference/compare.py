@@ -53,6 +53,9 @@ def _load(run: Path) -> tuple[Any, dict[str, Any]]:
     from stereoprobe.studies.coreference.score import combine, load_records
 
     manifest, records = load_records(run)
+    if manifest.catalog and manifest.catalog.template_family.startswith("sterlie"):
+        raise DataError(f"{run} asks Sterlie et al.'s prompts (--templates sterlie); compare takes runs of Marin & "
+                        "Eger's scenes: put their pages side by side instead.")
     probes, answers, _ = combine(records)
     if not answers:
         raise DataError(f"{run}: no answers to compare; collect the run first.")
