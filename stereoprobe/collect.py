@@ -132,6 +132,13 @@ def collect(
     """
     if samples < 1:
         raise DataError(f"--samples must be at least 1, not {samples}.")
+    from stereoprobe.batch import active
+
+    if active() is not None:  # --batch, --batch-file, ingest: the same run, asked as a batch
+        from stereoprobe.batch.run import collect_batch
+
+        return collect_batch(active(), probes, backend, out, samples=samples, retry_failed=retry_failed,
+                             study=study, progress=progress)
     store = RunStore(out, study.record)
     new_dir = not store.dir.exists()
     with _ctrl_c_stops_the_run() as interrupted:
@@ -248,15 +255,20 @@ def _manifest(old: RunManifest | None, backend: Backend, samples: int, study: St
         parser_version=study.parser_version,
         counts=old.counts if old else {},
         sessions=old.sessions if old else (),
+        batch=old.batch if old else None,
     )
 
 
-def _finish(store: RunStore, manifest: RunManifest, result: CollectResult, status: str) -> None:
+def _finish(store: RunStore, manifest: RunManifest, result: CollectResult, status: str,
+            records: list | None = None) -> None:
+    """The manifest's counts and this session; ``records``: the run's records, when the
+    caller holds them all already (else read back)."""
     from dataclasses import replace
 
     from stereoprobe.store import read_completions
 
-    records = read_completions(store.path, store.record) if store.path.exists() else []
+    if records is None:
+        records = read_completions(store.path, store.record) if store.path.exists() else []
     result.totals = Counter(r.status for r in records)
     if manifest.study == "fill-in" and manifest.mode == "next-word":
         from stereoprobe.backends.nextword import short_reasons

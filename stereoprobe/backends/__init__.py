@@ -7,8 +7,10 @@ logprobs. With no model and no base URL, the embedded local model runs offline.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import urlparse
 
 from stereoprobe.errors import BackendError, DataError
@@ -31,9 +33,24 @@ def resolve_api_key(base_url: str | None, api_key_env: str | None) -> str:
     key = os.environ.get(name, "").strip()
     if key:
         return key
+    if _NO_KEY.get():
+        return "not-needed"  # a batch step: the requests are written, not sent (stereoprobe/batch)
     if base_url and _is_loopback(base_url) and not api_key_env:
         return "not-needed"  # local servers (llama.cpp, vLLM, Ollama) ignore the key
     raise BackendError(f"No API key: set {name} in the environment, or pass --api-key-env NAME.")
+
+
+_NO_KEY: contextvars.ContextVar[bool] = contextvars.ContextVar("stereoprobe_no_key", default=False)
+
+
+@contextlib.contextmanager
+def no_key_needed() -> Iterator[None]:
+    """Backends made inside send nothing (a batch file is written, replies read back): no key needed."""
+    token = _NO_KEY.set(True)
+    try:
+        yield
+    finally:
+        _NO_KEY.reset(token)
 
 
 def check_base_url(base_url: str | None) -> None:
