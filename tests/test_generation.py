@@ -116,9 +116,12 @@ def test_without_samples_the_study_decides_in_the_dry_run_and_the_help(server, r
     assert given.exit_code == 0 and "8 requests (8 prompts x 1 samples at temperature 0)" in given.output
     help_text = " ".join(run_cli("collect", "--help").output.split())
     assert "[default: 1;" not in help_text and "[default: 0.0;" not in help_text
+    parts = {"samples": help_text.split("--samples INTEGER RANGE")[1].split("--limit")[0],
+             "temperature": help_text.split("--temperature FLOAT RANGE")[1].split("--max-tokens")[0],
+             "max_tokens": help_text.split("--max-tokens INTEGER RANGE")[1].split("--top-p")[0]}
     for name in ("anecdotes", "hobbies", "stories"):  # the help's numbers are the studies' own
-        study = get_study(name)
-        assert f"{name} {study.DEFAULTS['samples']}" in help_text.split("--samples INTEGER RANGE")[1].split("--limit")[0], name
+        for key, part in parts.items():
+            assert f"{name} {get_study(name).DEFAULTS[key]:g}" in part, (name, key)
 
 
 def test_the_study_defaults_and_given_settings_are_recorded(server, run_cli, tmp_path):

@@ -28,10 +28,11 @@ from stereoprobe.cli.batch import batch_options
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run directory (default runs/<model>). Running again continues it.")
 @click.option("--temperature", type=in_range("temperature"), default=0.0,
-              help="Sampling temperature. Not given: the study decides (0; anecdotes and hobbies 0.5, "
+              help="Sampling temperature. Not given: the study decides (0; anecdotes 0.5, hobbies 0.5, "
                    "stories 0.6: the papers').")
 @click.option("--max-tokens", type=in_range("max_tokens", "int"), default=300,
-              help="Longest answer in tokens. Not given: the study decides (300; anecdotes 200, hobbies 80).")
+              help="Longest answer in tokens. Not given: the study decides (300; anecdotes 200, hobbies "
+                   "80, stories 300).")
 @click.option("--top-p", type=in_range("top_p"), default=1.0, show_default=True)
 @click.option("--instruction", default=None, help="Instruction text for chat mode; {probe} marks where the "
               "probe goes (else it is appended). Stored in the run's manifest.")
