@@ -9,14 +9,14 @@ import warnings
 
 import pytest
 
-from stereoprobe.report.words import Word
+from stereoprobe.studies.fillin.report.words import Word
 
 
 def test_clouds_with_cached_fonts_are_the_same_pixels():
     import wordcloud.wordcloud
     from PIL import ImageFont
 
-    from stereoprobe.report import clouds
+    from stereoprobe.studies.fillin.report import clouds
 
     rng = random.Random(1)
     vocab = ["lonely", "kind", "greedy", "wise", "loud", "proud", "calm", "rude", "honest", "lazy", "brave", "shy"]
@@ -37,7 +37,7 @@ def test_clouds_with_cached_fonts_are_the_same_pixels():
 def test_lazy_wordnet_index_answers_as_nltks():
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    from stereoprobe import wordnet
+    from stereoprobe.studies.fillin import wordnet
 
     lazy = wordnet.load_wordnet()
 
@@ -60,7 +60,7 @@ def test_lazy_wordnet_index_answers_as_nltks():
 
 @pytest.mark.parametrize("word, satellites", [("rambunctious", 1), ("big", None)])
 def test_lazy_index_marks_satellites(word, satellites):
-    from stereoprobe import wordnet
+    from stereoprobe.studies.fillin import wordnet
 
     with wordnet._LOCK:
         entry = wordnet.load_wordnet()._lemma_pos_offset_map[word]

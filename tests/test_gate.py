@@ -78,8 +78,8 @@ def test_the_example_policy_in_docs_reads(tmp_path):
      "binary_inconsistent, fnr, fpr, ppv, npv, winobias_gap."),
     (ISSUE_POLICY.replace("max = 0.40", "max = 1.40"),
      "policy.toml line 5: max = 1.4 is outside 0 to 1: negative_share is a share, 0-1 (write 0.40 for 40%)."),
-    (ISSUE_POLICY.replace('study = "coreference"', 'study = "stories"'),
-     "policy.toml line 8: Unknown study 'stories': choose fill-in, jobs or coreference."),
+    (ISSUE_POLICY.replace('study = "coreference"', 'study = "tales"'),
+     "policy.toml line 8: Unknown study 'tales': choose fill-in, jobs, coreference"),
     (ISSUE_POLICY.replace('category = "religion"', 'pronoun = "he"'),
      "policy.toml line 4: negative_share has no key 'pronoun'; a negative_share rule takes category, group, format, "
      "max, min, max_increase, max_decrease, require_evidence, inconclusive, name."),

@@ -47,7 +47,7 @@ def values(run_dir: str | Path) -> list[Value]:
 
 def differences(baseline: str | Path, run: str | Path, n_boot: int = 2000, seed: int = 2023) -> list[Value]:
     """Run minus baseline (fill-in's compare gives baseline minus run, in points)."""
-    from stereoprobe.compare import compare
+    from stereoprobe.studies.fillin.compare import compare
 
     d = compare([baseline, run], write_missing_sentiment=False).differences
     out = []
