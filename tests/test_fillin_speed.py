@@ -56,6 +56,7 @@ def test_lazy_wordnet_index_answers_as_nltks():
                 assert [s.name() for s in lazy.synsets(w, pos=pos)] == [s.name() for s in eager.synsets(w, pos=pos)], w
             assert lazy.morphy(w) == eager.morphy(w)
         assert "xyzzy" not in lazy._lemma_pos_offset_map
+        assert list(lazy.all_lemma_names("s")) == list(eager.all_lemma_names("s"))  # iterating loads all, in order
 
 
 @pytest.mark.parametrize("word, satellites", [("rambunctious", 1), ("big", None)])

@@ -152,7 +152,7 @@ def _reader_class() -> Any:
                 full._lemma_pos_offset_map = __import__("collections").defaultdict(dict)
                 WordNetCorpusReader._scan_satellites(full)
                 WordNetCorpusReader._load_lemma_pos_offset_map(full)
-                extra = {k: v for k, v in self.items() if k not in full._lemma_pos_offset_map}
+                extra = {k: v for k, v in dict.items(self) if k not in full._lemma_pos_offset_map}
                 dict.clear(self)
                 dict.update(self, full._lemma_pos_offset_map)
                 dict.update(self, extra)
