@@ -79,7 +79,7 @@ def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 202
     from stereoprobe import __version__
     from stereoprobe.stats.analysis import check_options
     from stereoprobe.store import now_iso
-    from stereoprobe.studies.coreference.inference import make_plan
+    from stereoprobe.studies.coreference.inference import plan_for
     from stereoprobe.studies.coreference.paired import align, changed, paired_differences
     from stereoprobe.studies.coreference.templates import load_templates
 
@@ -99,7 +99,7 @@ def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 202
             if fa["cluster"].nunique() < 2:
                 raise DataError(f"{a} and {b} share answers to fewer than two pairs of professions; collect the same "
                                 "pairs in both.")
-            plan = make_plan(fa["cluster"], n_boot, seed=seed, level=level)
+            plan = plan_for(fa, n_boot, seed=seed, level=level)
             present = [t for t in order if t in set(fa.template)]
             diffs.append(paired_differences(fa, fb, plan, present).assign(run_a=a, run_b=b, debias=label))
             changes.append(changed(fa, fb, plan).assign(run_a=a, run_b=b, debias=label))

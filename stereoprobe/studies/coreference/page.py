@@ -131,12 +131,12 @@ def key_findings(t: dict[str, Any], d: int) -> list[str]:
                    "genders): the stereotype measures (pro/anti accuracy, separation, sufficiency) need such pairs.")
     elif len(ff):
         fails = [r for r in ff.to_dict("records") if r["passes"] is False or str(r["passes"]) == "False"]
-        unusual = [r for r in ff.to_dict("records") if number(r.get("p")) != "–" and float(r["p"]) < 0.05]
+        unusual = [r for r in ff.to_dict("records") if number(_holm(r)) != "–" and float(_holm(r)) < 0.05]
         names = lambda rows: ", ".join(f"{r['rate'].upper()} ({number(r['ratio'], '{:.2f}')})" for r in rows)  # noqa: E731
         out.append(f"Separation and sufficiency ({STERLIE.split(' (')[0]}): {len(fails)} of the 4 error rates fail the "
                    f"four-fifths rule across pronouns{': ' + names(fails) if fails else ''}; {len(unusual)} "
                    f"{'is' if len(unusual) == 1 else 'are'} lower than shuffling the answers among the pronouns gives "
-                   f"(p < 0.05){': ' + names(unusual) if unusual else ''}.")
+                   f"(p < 0.05, Holm-adjusted over the four rates){': ' + names(unusual) if unusual else ''}.")
     pro = _sel(t["professions"], d)
     pro = pro[pro.inconsistent > 0] if len(pro) else pro
     if len(pro):
@@ -232,12 +232,13 @@ def _sections(t: dict[str, Any], d: int) -> list[str]:
     ff = _sel(t["four_fifths"], d)
     if len(ff):
         ff = ff.assign(rate=ff.rate.str.upper(), verdict=[
-            ("below chance's 5th percentile" if number(r.p) != "–" and r.p < 0.05 else "within what chance gives")
-            for r in ff.itertuples()], passes=[("yes" if str(p) == "True" else "no" if str(p) == "False" else "–")
+            ("lower than chance (Holm)" if number(_holm(r._asdict())) != "–" and _holm(r._asdict()) < 0.05
+             else "within what chance gives") for r in ff.itertuples()], passes=[("yes" if str(p) == "True" else "no" if str(p) == "False" else "–")
                                                for p in ff.passes])
         body.append(_table(ff, [("rate", "rate", ""), ("lowest", "lowest", ""), ("highest", "highest", ""),
                                 ("ratio", "lowest / highest", "ratio"), ("passes", "≥ 0.8?", ""),
                                 ("null_p05", "chance's 5th percentile", "ratio"), ("p", "p", "p"),
+                                *([("p_holm", "p, Holm over the 4 rates", "p")] if "p_holm" in ff else []),
                                 ("verdict", "against chance", "")],
                         "The four-fifths rule across pronouns, and each ratio against its permutation null"))
     pdiff = _sel(t["pronouns"], d)
@@ -337,3 +338,8 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
 
     replace_folder(Path(out or run) / "report", fill, ours, "stereoprobe report")
     return Path(out or run) / "report" / "index.html"
+
+
+def _holm(row: dict) -> Any:
+    """A four-fifths row's Holm-adjusted p (``p`` for scores written before it existed)."""
+    return row.get("p_holm", row.get("p"))

@@ -149,7 +149,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
     from stereoprobe.stats.analysis import check_options
     from stereoprobe.store import now_iso
     from stereoprobe.studies.coreference.frame import answer_frame
-    from stereoprobe.studies.coreference.inference import make_plan
+    from stereoprobe.studies.coreference.inference import plan_for
     from stereoprobe.studies.coreference.templates import load_templates
 
     check_options(level, n_boot, seed)
@@ -158,7 +158,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
     if not answers:
         raise DataError(f"{run_dir}: no answers to score; run `stereoprobe collect --study coreference --out {run_dir}`.")
     frame = answer_frame(probes, answers)
-    plan = make_plan(frame["cluster"], n_boot, seed=seed, level=level)
+    plan = plan_for(frame, n_boot, seed=seed, level=level)
     known = list(manifest.catalog.templates) if manifest.catalog else [t.name for t in load_templates()]
     order = [t for t in known if t in set(frame["template"])]
     parts = _per_prefix(frame, plan, order, seed)
