@@ -113,3 +113,32 @@ def test_planted_bias_is_found(biased):
         assert d.loc[key, "q"] < 0.001, key
     # he and she are equally biased (each against its own stereotype): their incorrect shares agree
     assert d.loc[("incorrect", "he", "she"), "q"] > 0.05
+
+
+def test_rare_rates_floor_the_design_effect_at_the_pooled_one():
+    # wrong answers at about 1.9% (hard triples at 1% on the logit scale, job effects sd 1): per scene, 216
+    # answers of 6 x 6 jobs; a zero count happens. A zero cell has no variance of its own: taking its
+    # answers as independent, no zero cell covered the truth and the scenes covered 0.85 (measured);
+    # with the table's pooled design effect 0.94 and 0.6 of the zero cells
+    model = Model(hard=0.01, easy=0.002, job_sd=1.0)
+    true = truth(model)["incorrect"]
+    d, rng = design(6), np.random.default_rng(8)
+    hits, zero_hits = [], []
+    for r in range(100):
+        frame = simulate(d, model, rng)
+        t3 = table3(frame, plan_for(frame, 200, seed=r)).set_index("template").iloc[:-1]
+        inside = ((t3["incorrect_low"] <= true) & (true <= t3["incorrect_high"])).to_numpy()
+        hits.extend(inside)
+        zero_hits.extend(inside[(t3["incorrect_k"] == 0).to_numpy()])
+    assert 0.91 <= np.mean(hits) <= 0.975, np.mean(hits)
+    assert len(zero_hits) >= 40 and np.mean(zero_hits) >= 0.4, (len(zero_hits), np.mean(zero_hits))
+
+
+def test_pooled_design_effect_by_hand():
+    from stereoprobe.studies.coreference.inference import pooled_deff
+
+    # cells at 10% of 100 with variance 18 (deff 18 / (10 * 90 / 100) = 2), 50% of 100 with 75 (deff 3), 20% of 400 with 4
+    # (deff 1): the median, 2; a cell at 0% has no say; no informative cell: 1
+    assert pooled_deff([10, 50, 20, 0], [18, 75, 4, 0], [100, 100, 400, 50]) == pytest.approx(2.0)
+    assert pooled_deff([0, 100], [0, 0], [10, 10]) == 1.0
+    assert pooled_deff([10], [0.45], [100]) == 1.0  # a design effect below 1 is not believed

@@ -40,7 +40,8 @@ TOLERANCE = 1e-9  # relative: a variance below TOLERANCE^2 x scale^2 is round-of
 
 @dataclass(frozen=True)
 class CrossedPlan:
-    """Replicate weights of a crossed design: one block per side, then the units' block."""
+    """Replicate weights of a crossed design: one block per side (in the order the sides first
+    appear), then the units' block."""
 
     weights: Any  # (blocks * n_boot, units) float multiplicities
     n_boot: int
@@ -114,7 +115,7 @@ def crossed_plan(first: Sequence[Any], second: Sequence[Any], n_boot: int, seed:
                                           dtype=object)))
     code_a = names.get_indexer([f"{s}\t{m}" for s, m in zip(fs, first)])
     code_b = names.get_indexer([f"{s}\t{m}" for s, m in zip(ss, second)])
-    side_names, member_side = np.unique([x.split("\t", 1)[0] for x in names], return_inverse=True)
+    member_side, side_names = pd.factorize(np.asarray([x.split("\t", 1)[0] for x in names], dtype=object))
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     blocks, factors = [], []
     for s in range(len(side_names)):
