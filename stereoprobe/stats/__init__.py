@@ -48,6 +48,12 @@ The cluster-bootstrap plan, for statistics without a closed-form variance (stere
     replicate_ratio(weights, numerator, denominator) -> np.ndarray  # W @ num / W @ den per replicate
     n_clusters(levels, strata=None) -> (top_level_clusters, strata)
 
+Crossed designs, units joining two sampled members (stereoprobe.stats.crossed; the coreference pairs of jobs)::
+
+    crossed_plan(first, second, n_boot, seed=0, first_side=None, second_side=None) -> CrossedPlan
+        .weights (blocks * B, units): replicates of any statistic of the units
+        .variance(replicates, contributing=None) -> (var, df)   # two-way cluster-robust, never below the units'
+
 For example, a paired difference of two runs aligned on the same probe rows, groups as clusters::
 
     est_a, z_a, _ = cell_scores(neg_a, polar_a, cells, k)
@@ -67,6 +73,7 @@ The sentiment tables (modules imported by their full names)::
     stereoprobe.stats.shares.probe_rows(units) / over_groups(...) / within_groups(...) / vs_category(...)
     stereoprobe.stats.format_test.template_pairs(templates) / format_test(rows, level, wording="fixed", phi=1.0)
     stereoprobe.stats.criteria.nmi(table) / four_fifths_ratio(pos, polar) / criteria(rows, seed, n_perm=999)
+    stereoprobe.stats.correlation.correlation(x, y, method, level) / jackknife_interval(x, y, method, level)
     stereoprobe.stats.robustness.variance_parts(probe_shares) / spearman_brown(r, k) / rank_stability(...)
 """
 

@@ -79,7 +79,7 @@ def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 202
     from stereoprobe import __version__
     from stereoprobe.stats.analysis import check_options
     from stereoprobe.store import now_iso
-    from stereoprobe.studies.coreference.inference import plan_for
+    from stereoprobe.studies.coreference.inference import ESTIMAND, plan_for
     from stereoprobe.studies.coreference.paired import align, changed, paired_differences
     from stereoprobe.studies.coreference.templates import load_templates
 
@@ -109,9 +109,10 @@ def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 202
     change = pd.concat(changes, ignore_index=True)
     change = change[front + [c for c in change.columns if c not in front]]
     meta = {MARK: True, "runs": [m for _, m in loaded],
-            "statistics": {"level": level, "bootstrap": n_boot, "seed": seed, "unit": "unordered pair of professions",
+            "statistics": {"level": level, "bootstrap": n_boot, "seed": seed, "estimand": ESTIMAND,
+                           "unit": "job (each side resampled independently)",
                            "pairing": "by prompt (template, profession A, profession B, pronoun)",
-                           "interval": "t interval from the paired cluster bootstrap", "multiple_testing":
+                           "interval": "t interval at the two-way cluster-robust variance, paired", "multiple_testing":
                            "Benjamini-Hochberg over each pair of runs' rows (per prefix)"},
             "stereoprobe_version": __version__, "created_at": now_iso()}
     return CorefComparison(differences, change, meta)
