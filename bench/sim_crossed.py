@@ -104,7 +104,7 @@ def coref_scenario(name: str, reps: int, boot: int, perms: int) -> list[dict[str
             t.flag("four-fifths, each rate", ff["p"])
             t.flag("four-fifths, any of 4 (raw)", [ff["p"].min()])
             t.flag("four-fifths, any of 4 (Holm)", [ff["p_holm"].min()])
-            if r < reps // 2:  # prefix effects / compare: two runs of one model, paired by prompt
+            if r % 2 == 0:  # prefix effects / compare (every other run): two runs of one model, paired by prompt
                 fa, fb = align(*simulate_pair(d, model, model, rng))
                 out = paired_differences(fa, fb, plan_for(fa, boot, seed=r))
                 t.cover("prefix effects / compare (41)", out["difference"], out["low"], out["high"], 0.0)
@@ -161,12 +161,13 @@ def jobs_scenarios(reps: int) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def run(studies: list[str], reps: int, boot: int, perms: int, log: Any = print) -> dict[str, list[dict[str, Any]]]:
+def run(studies: list[str], reps: int, boot: int, perms: int, log: Any = print,
+        scenarios: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
     results: dict[str, list[dict[str, Any]]] = {}
     if "coreference" in studies:
-        for name in COREF:
+        for name in [n for n in COREF if not scenarios or n in scenarios]:
             start = time.time()
-            n = reps // 2 if name == "coref-20" else reps
+            n = reps // 4 if name == "coref-20" else reps
             results[name] = coref_scenario(name, n, boot, perms)
             log(f"{name}: {n} runs, {time.time() - start:.0f} s")
     if "jobs" in studies:
@@ -198,11 +199,13 @@ if __name__ == "__main__":
     parser.add_argument("--reps", type=int, default=400)
     parser.add_argument("--boot", type=int, default=200)
     parser.add_argument("--perms", type=int, default=99)
+    parser.add_argument("--scenarios", default="", help="coreference scenarios (default: all)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "simulate_crossed.md")
     args = parser.parse_args()
     t0 = time.time()
-    res = run(args.study.split(","), args.reps, args.boot, args.perms, log=lambda s: print(s, flush=True))
+    res = run(args.study.split(","), args.reps, args.boot, args.perms, log=lambda s: print(s, flush=True),
+              scenarios=[x for x in args.scenarios.split(",") if x])
     head = (f"Simulations: `python bench/sim_crossed.py --reps {args.reps} --boot {args.boot} --perms {args.perms}` "
-            f"(coref-20: {args.reps // 2} runs); {(time.time() - t0) / 60:.1f} min.")
+            f"(coref-20: {args.reps // 4} runs); {(time.time() - t0) / 60:.1f} min.")
     args.out.write_text(markdown(res, head))
     print(args.out)

@@ -371,10 +371,11 @@ def _crossed(args: Any) -> None:
 
     load0, t0 = os.getloadavg(), time.perf_counter()
     res = sim_crossed.run(args.study.split(","), args.reps, args.boot, args.perms,
-                          log=lambda m: print(m, file=sys.stderr, flush=True))
+                          log=lambda m: print(m, file=sys.stderr, flush=True),
+                          scenarios=[x for x in args.scenarios.split(",") if x])
     load1 = os.getloadavg()
     head = (f"Simulations: `python bench/simulate_stats.py --study {args.study} --reps {args.reps} --boot {args.boot} "
-            f"--perms {args.perms}` (coref-20: {args.reps // 2} runs); {(time.perf_counter() - t0) / 60:.1f} min on "
+            f"--perms {args.perms}` (coref-20: {args.reps // 4} runs); {(time.perf_counter() - t0) / 60:.1f} min on "
             f"{os.cpu_count()} cores, load average {load0[0]:.1f} before and {load1[0]:.1f} after.")
     out = args.out or ROOT / "bench" / "results" / "simulate_crossed.md"
     out.write_text(sim_crossed.markdown(res, head), encoding="utf-8")
