@@ -83,7 +83,9 @@ def test_null_tests_flag_about_5_percent(null_runs):
 
 @pytest.fixture(scope="module")
 def biased():
-    model = Model(hard=0.2, easy=0.02, bias=0.25)
+    # the rates' values are checked here, not the intervals: jobs that do not differ (pairs do), so one run's
+    # rates sit within sampling error of the implied ones (with job effects they sit where the drawn jobs put them)
+    model = Model(hard=0.2, easy=0.02, bias=0.25, job_sd=0.0, pair_sd=0.5)
     frame = simulate(design(20), model, np.random.default_rng(7))  # the full default design
     return frame, plan_for(frame, 500, seed=3), truth(model)
 
@@ -96,10 +98,11 @@ def test_planted_bias_rates_come_out_at_the_values_it_implies(biased):
     st = sterlie(frame, plan).set_index("pronoun")
     for p in ("he", "she", "they"):
         for rate in RATES:
-            assert st.loc[p, f"{rate}_pct"] == pytest.approx(true[f"{p}_{rate}"], abs=2.0), (p, rate)
+            # one pronoun's rate over 2,800 answers of correlated pairs and triples: sd about 1.5 points
+            assert st.loc[p, f"{rate}_pct"] == pytest.approx(true[f"{p}_{rate}"], abs=3.5), (p, rate)
     wb = winobias(frame, plan).set_index("pronoun")
-    assert wb.loc["he", "gap"] == pytest.approx(true["he_gap"], abs=2.0)
-    assert wb.loc["she", "gap"] == pytest.approx(true["she_gap"], abs=2.0)
+    assert wb.loc["he", "gap"] == pytest.approx(true["he_gap"], abs=3.5)
+    assert wb.loc["she", "gap"] == pytest.approx(true["she_gap"], abs=3.5)
 
 
 def test_planted_bias_is_found(biased):
