@@ -58,9 +58,10 @@ def jackknife_interval(x: Any, y: Any, method: str = "spearman", level: float = 
     """(low, high): the jackknife on atanh r: ``tanh(m +/- t(n - 1) * se)`` with ``m`` and
     ``se`` the mean and standard error of the pseudo-values ``n atanh(r) - (n - 1)
     atanh(r_-i)``, ``r_-i`` the correlation without unit ``i`` (Efron & Tibshirani 1993,
-    ch. 11; the bias-corrected centre covered 0.937 for Pearson where atanh(r) gave 0.92). It needs no bivariate-normal spread: on the jobs study's two
-    clusters of labour shares (1-16% and 83-98%) the Fisher z intervals covered 0.998
-    (Spearman, too wide) and 0.93 (Pearson); this one 0.94-0.96 (tests/test_jobs_stats.py)."""
+    ch. 11; the bias-corrected centre covered 0.937 for Pearson where atanh(r) gave 0.92).
+    It needs no bivariate-normal spread: on the jobs study's two clusters of labour shares
+    (1-16% and 83-98%) the Fisher z intervals covered 0.998 (Spearman, too wide) and 0.93
+    (Pearson); this one 0.92-0.96 (tests/test_jobs_stats.py, bench/sim_crossed.py)."""
     import math
 
     import numpy as np

@@ -20,9 +20,10 @@ once) counts it three times: up to 1.7 times too wide when the members hardly di
 ``V`` is never below ``V_units``, what treating the units as independent gives: members
 that are a sample can only add variance to the units' own, and the difference of
 variances is noisy with few members (with 6 jobs per side, paired pronoun tests flagged
-7-10% of null cases without this floor). Where the floor is used, the degrees of freedom
-are the units' (it rests on them), else the smaller side's members minus 1. Flooring at the larger one-way variance instead
-made the intervals 1.5 times the needed width when the jobs do not differ. Degrees of freedom: the members of the smallest side, minus 1.
+7-10% of null cases without this floor). Flooring at the larger one-way variance instead
+made the intervals 1.5 times the needed width when the jobs do not differ. Degrees of
+freedom: the members of the smallest side minus 1; the units' minus 1 where the floor is
+used (it rests on them).
 
 Members are resampled within their side (e.g. the gender that dominates the job); a unit
 whose two members share a side (random pairs from one pool) gets the product of both

@@ -7,8 +7,9 @@ same scenes and pronouns: the women- and men-dominated jobs are resampled indepe
 each pair keeping the product of its two jobs' multiplicities, and the variance is the
 two-way cluster-robust one (:mod:`stereoprobe.stats.crossed`: each side's one-way
 variance, minus the pairs' own, never below the pairs' own), with degrees of freedom
-from the jobs of the smaller side (the pairs', where the floor is used). Random pairs (``--pairs N``, professions of unknown
-gender) are one pool of professions, the dyadic case of the same formula. Resampling
+from the jobs of the smaller side (the pairs', where the floor is used). Random pairs
+(``--pairs N``, professions of unknown gender) are one pool of professions, the dyadic
+case of the same formula. Resampling
 pairs as independent clusters, as earlier versions did, covered 55% at 0.38x the needed
 width when jobs differ (docs/statistics.md).
 
