@@ -162,14 +162,17 @@ def jobs_scenarios(reps: int) -> dict[str, list[dict[str, Any]]]:
 
 
 def run(studies: list[str], reps: int, boot: int, perms: int, log: Any = print,
-        scenarios: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
+        scenarios: list[str] | None = None, out: Path | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Every scenario of ``studies``; with ``out``, the table so far is written after each one."""
     results: dict[str, list[dict[str, Any]]] = {}
     if "coreference" in studies:
         for name in [n for n in COREF if not scenarios or n in scenarios]:
             start = time.time()
-            n = reps // 4 if name == "coref-20" else reps
+            n = max(reps // 4, 2) if name == "coref-20" else reps
             results[name] = coref_scenario(name, n, boot, perms)
             log(f"{name}: {n} runs, {time.time() - start:.0f} s")
+            if out is not None:
+                out.write_text(markdown(results, f"(partial: {name} done)"))
     if "jobs" in studies:
         start = time.time()
         results.update(jobs_scenarios(reps))
@@ -204,7 +207,7 @@ if __name__ == "__main__":
     args = parser.parse_args()
     t0 = time.time()
     res = run(args.study.split(","), args.reps, args.boot, args.perms, log=lambda s: print(s, flush=True),
-              scenarios=[x for x in args.scenarios.split(",") if x])
+              scenarios=[x for x in args.scenarios.split(",") if x], out=args.out)
     head = (f"Simulations: `python bench/sim_crossed.py --reps {args.reps} --boot {args.boot} --perms {args.perms}` "
             f"(coref-20: {args.reps // 4} runs); {(time.time() - t0) / 60:.1f} min.")
     args.out.write_text(markdown(res, head))

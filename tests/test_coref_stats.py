@@ -145,3 +145,26 @@ def test_pooled_design_effect_by_hand():
     assert pooled_deff([10, 50, 20, 0], [18, 75, 4, 0], [100, 100, 400, 50]) == pytest.approx(2.0)
     assert pooled_deff([0, 100], [0, 0], [10, 10]) == 1.0
     assert pooled_deff([10], [0.45], [100]) == 1.0  # a design effect below 1 is not believed
+
+
+def test_identical_pronouns_get_an_interval_not_a_point():
+    # a deterministic model that answers they exactly as he: every resample gives the same two rates, so the
+    # difference's replicates are all 0 (or differ by round-off). Before: the interval [0, 0] (and p = 2e-308
+    # where round-off left a difference). Now the standard error falls back to the rates' binomial one
+    d = design(4)
+    frame = simulate(d, Model(), np.random.default_rng(2))
+    he = frame[frame["pronoun"] == "he"].set_index("triple_id")["answer"]
+    they = frame["pronoun"] == "they"
+    frame.loc[they, "answer"] = he.loc[frame.loc[they, "triple_id"]].to_numpy()
+    from stereoprobe.studies.coreference.frame import with_answers
+
+    frame = with_answers(frame.drop(columns=["answer", "refused", "correct", "truth", "said", "tp", "fn", "fp", "tn"]),
+                         frame["answer"])
+    d = pronoun_differences(frame, plan_for(frame, 200, seed=0)).set_index(["measure", "pronoun_1", "pronoun_2"])
+    row = d.loc[("incorrect", "he", "they")]
+    assert row["difference"] == 0 and row["p"] == 1.0
+    n = int((frame["pronoun"] == "he").sum())
+    p = (row["pct_1"] / 100 * n + 0.5) / (n + 1)
+    se = 100 * np.sqrt(2 * p * (1 - p) / n)
+    assert row["high"] == pytest.approx(-row["low"]) and row["high"] > 1
+    assert row["high"] / se == pytest.approx(float(__import__("scipy").stats.t.ppf(0.975, 15)), rel=1e-6)
