@@ -168,3 +168,22 @@ def test_identical_pronouns_get_an_interval_not_a_point():
     se = 100 * np.sqrt(2 * p * (1 - p) / n)
     assert row["high"] == pytest.approx(-row["low"]) and row["high"] > 1
     assert row["high"] / se == pytest.approx(float(__import__("scipy").stats.t.ppf(0.975, 15)), rel=1e-6)
+
+
+def test_the_page_calls_a_four_fifths_ratio_lower_than_chance_after_holm():
+    import pandas as pd
+
+    from stereoprobe.studies.coreference.page import key_findings
+
+    empty = pd.DataFrame({"debias": []})
+    ff = pd.DataFrame({"debias": 0, "rate": ["fnr", "fpr", "ppv", "npv"], "ratio": [0.9, 0.95, 0.97, 0.99],
+                       "passes": True, "p": [0.03, 0.04, 0.5, 0.6], "p_holm": [0.12, 0.12, 1.0, 1.0]})
+    crit = pd.DataFrame({"debias": [0], "tp": [5], "fn": [5], "fp": [5], "tn": [5]})
+    t = {"table3": pd.DataFrame({"debias": [], "template": []}), "winobias": empty, "four_fifths": ff,
+         "criteria": crit, "professions": empty, "prefixes": pd.DataFrame()}
+    line = next(s for s in key_findings(t, 0) if s.startswith("Separation"))
+    # two raw p-values below 0.05, none after Holm over the four rates: the page follows Holm
+    assert "0 are lower than shuffling" in line and "Holm" in line
+    t["four_fifths"] = ff.assign(p_holm=[0.004, 0.12, 1.0, 1.0])
+    line = next(s for s in key_findings(t, 0) if s.startswith("Separation"))
+    assert "1 is lower than shuffling" in line and "FNR (0.90)" in line
