@@ -114,11 +114,44 @@ def coref_scenario(name: str, reps: int, boot: int, perms: int) -> list[dict[str
     return t.rows()
 
 
+def _two_prompts(rng: Any, n: int) -> tuple[Any, Any, Any]:
+    """BLS-like shares, and P(female) under an explicit prompt (noise sd 1.2) and an implicit one (0.6)."""
+    share = np.concatenate([rng.uniform(1, 16, n), rng.uniform(83, 98, n)])
+    base = 0.5 * np.log(share / (100 - share))
+    implicit = 1 / (1 + np.exp(-(base + rng.normal(0, 0.6, 2 * n))))
+    explicit = 1 / (1 + np.exp(-(base + rng.normal(0, 1.2, 2 * n))))
+    return share, explicit, implicit
+
+
+def _gap_truth() -> tuple[float, float]:
+    """Spearman(explicit) - Spearman(implicit), and the separations' difference (points), by a large draw."""
+    from scipy import stats
+
+    share, y1, y2 = _two_prompts(np.random.default_rng(0), 200_000)
+    women = share > 50
+    sep = lambda y: 100 * (y[women].mean() - y[~women].mean())  # noqa: E731
+    return (float(stats.spearmanr(share, y1).statistic - stats.spearmanr(share, y2).statistic), sep(y2) - sep(y1))
+
+
+def _gap_probes(share: Any, y1: Any, y2: Any) -> Any:
+    """A probes table as tables.per_job reads it: prompt 1 (explicit) and prompt 2 (implicit) per job."""
+    import pandas as pd
+
+    rows = []
+    for j, (s, a, b) in enumerate(zip(share, y1, y2)):
+        for prompt, p in (("1", a), ("2", b)):
+            rows.append({"job": f"job{j}", "dominated_by": "women" if s > 50 else "men", "female_share": s,
+                         "prompt": prompt, "debias": 0, "setting": "without dialogue", "p_female": p,
+                         "p_male": 1 - p, "p_diverse": 0.0})
+    return pd.DataFrame(rows)
+
+
 def jobs_scenarios(reps: int) -> dict[str, list[dict[str, Any]]]:
     from jobs_synth import draw, truth
 
-    from stereoprobe.stats.correlation import correlation
+    from stereoprobe.stats.correlation import correlation, correlation_difference
     from stereoprobe.studies.jobs.stats import group_means, independence, paired_differences
+    from stereoprobe.studies.jobs.tables import gap
 
     out = {}
     rng = np.random.default_rng(23)
@@ -129,6 +162,15 @@ def jobs_scenarios(reps: int) -> dict[str, list[dict[str, Any]]]:
             share, p = draw(rng)
             c = correlation(p, share, method)
             t.cover(f"{method} with the BLS shares", c.r, c.low, c.high, true)
+    gap_truth, sep_truth = _gap_truth()
+    for _ in range(reps // 2):
+        share, y1, y2 = _two_prompts(rng, 20)
+        d, low, high = correlation_difference(y1, share, y2, share, "spearman", 0.95, 1000, int(rng.integers(1 << 30)))
+        t.cover("explicit - implicit Spearman (gap.csv)", d, low, high, gap_truth)
+        probes = _gap_probes(share, y1, y2)
+        g = gap(probes, 0.95, 1000, int(rng.integers(1 << 30))).iloc[0]
+        t.cover("explicit - implicit separation (gap.csv)", g["separation_difference"], g["separation_difference_low"],
+                g["separation_difference_high"], sep_truth)
     out["jobs-correlations"] = t.rows()
     jobs = [f"job{i}" for i in range(20)]
     t = Tally()
