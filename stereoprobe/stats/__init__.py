@@ -80,6 +80,7 @@ The sentiment tables (modules imported by their full names)::
 from __future__ import annotations
 
 from stereoprobe.stats.criteria import permutation_test
+from stereoprobe.stats.crossed import crossed_plan
 from stereoprobe.stats.dispersion import dispersion
 from stereoprobe.stats.fdr import bh
 from stereoprobe.stats.intervals import betabinomial_pvalue, bootstrap_se, share_interval, t_interval, t_pvalue
@@ -87,5 +88,5 @@ from stereoprobe.stats.resample import cluster_weights, n_clusters, replicate_ra
 from stereoprobe.stats.variance import cell_scores, cluster_variance, crossed_variance
 
 __all__ = ["betabinomial_pvalue", "bh", "bootstrap_se", "cell_scores", "cluster_variance", "cluster_weights",
-           "crossed_variance", "dispersion", "n_clusters", "permutation_test", "replicate_ratio", "share_interval",
+           "crossed_plan", "crossed_variance", "dispersion", "n_clusters", "permutation_test", "replicate_ratio", "share_interval",
            "t_interval", "t_pvalue"]
