@@ -67,7 +67,7 @@ class Tally:
         return out
 
 
-def coref_scenario(name: str, reps: int, boot: int, perms: int) -> list[dict[str, Any]]:
+def coref_scenario(name: str, reps: int, boot: int, perms: int, seed: int = 0) -> list[dict[str, Any]]:
     from coref_synth import Model, design, simulate, simulate_pair, truth
 
     from stereoprobe.studies.coreference.criteria import four_fifths, pronoun_differences, sterlie
@@ -79,7 +79,7 @@ def coref_scenario(name: str, reps: int, boot: int, perms: int) -> list[dict[str
     d, model = design(k), Model(**kwargs)
     true = truth(model)
     null = model.bias == 0
-    rng = np.random.default_rng(sum(map(ord, name)))  # a fixed seed per scenario
+    rng = np.random.default_rng(sum(map(ord, name)) + 1000 * seed)  # a fixed seed per scenario (and --seed)
     t = Tally()
     for r in range(reps):
         frame = simulate(d, model, rng)
@@ -204,14 +204,14 @@ def jobs_scenarios(reps: int) -> dict[str, list[dict[str, Any]]]:
 
 
 def run(studies: list[str], reps: int, boot: int, perms: int, log: Any = print,
-        scenarios: list[str] | None = None, out: Path | None = None) -> dict[str, list[dict[str, Any]]]:
+        scenarios: list[str] | None = None, out: Path | None = None, seed: int = 0) -> dict[str, list[dict[str, Any]]]:
     """Every scenario of ``studies``; with ``out``, the table so far is written after each one."""
     results: dict[str, list[dict[str, Any]]] = {}
     if "coreference" in studies:
         for name in [n for n in COREF if not scenarios or n in scenarios]:
             start = time.time()
             n = max(reps // 4, 2) if name == "coref-20" else reps
-            results[name] = coref_scenario(name, n, boot, perms)
+            results[name] = coref_scenario(name, n, boot, perms, seed)
             log(f"{name}: {n} runs, {time.time() - start:.0f} s")
             if out is not None:
                 out.write_text(markdown(results, f"(partial: {name} done)"))
@@ -245,11 +245,12 @@ if __name__ == "__main__":
     parser.add_argument("--boot", type=int, default=200)
     parser.add_argument("--perms", type=int, default=99)
     parser.add_argument("--scenarios", default="", help="coreference scenarios (default: all)")
+    parser.add_argument("--seed", type=int, default=0, help="another random stream of the coreference scenarios")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "simulate_crossed.md")
     args = parser.parse_args()
     t0 = time.time()
     res = run(args.study.split(","), args.reps, args.boot, args.perms, log=lambda s: print(s, flush=True),
-              scenarios=[x for x in args.scenarios.split(",") if x], out=args.out)
+              scenarios=[x for x in args.scenarios.split(",") if x], out=args.out, seed=args.seed)
     head = (f"Simulations: `python bench/sim_crossed.py --reps {args.reps} --boot {args.boot} --perms {args.perms}` "
             f"(coref-20: {args.reps // 4} runs); {(time.time() - t0) / 60:.1f} min.")
     args.out.write_text(markdown(res, head))
