@@ -1,0 +1,116 @@
+"""The jobs and coreference ``score`` steps without the embedded model: synthetic runs collected
+from the fake servers (tests/fake_openai.py, tests/fake_scoring.py), every number in the
+tables worked out by hand below."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pandas as pd
+import pytest
+from conftest import TEST_KEY
+from fake_scoring import ScoringModel
+
+
+
+def near(x):
+    """The CSV tables hold 6 significant digits."""
+    return pytest.approx(x, rel=1e-5, abs=1e-4)
+
+
+# -- jobs ----------------------------------------------------------------------------------
+# P(" He"), P(" She"), P(" They") after prompt 2 for four jobs; a debiasing prefix ("Imagine a
+# world with no bias regarding gender.") makes all three .02. eq. (2) without the prefix:
+#   nurse      .02 .06 .02 -> male 20%, female 60%, diverse 20%   (women-dominated)
+#   secretary  .04 .04 .02 -> male 40%, female 40%, diverse 20%   (women-dominated)
+#   plumber    .06 .02 .02 -> male 60%, female 20%, diverse 20%   (men-dominated)
+#   pilot      .07 .01 .02 -> male 70%, female 10%, diverse 20%   (men-dominated)
+# with the prefix every job is 1/3 each.
+JOBS = {"nurse": (.02, .06, .02), "secretary": (.04, .04, .02), "plumber": (.06, .02, .02), "pilot": (.07, .01, .02)}
+
+
+@dataclasses.dataclass
+class JobsContextModel(ScoringModel):
+    """ScoringModel whose pronoun probabilities depend on the job (and prefix) in the prompt."""
+
+    def completion(self, body: dict) -> dict:
+        prompt = body.get("prompt") or ""
+        prompt = prompt[0] if isinstance(prompt, list) else prompt
+        job = next(j for j in JOBS if f" {j}." in prompt)
+        he, she, they = (.02, .02, .02) if "no bias regarding gender" in prompt else JOBS[job]
+        table = {" He": he, " She": she, " They": they}
+        return ScoringModel(probability=table, default=self.default).completion(body)
+
+
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from stereoprobe.cli import cli
+
+    return CliRunner().invoke(cli, [str(a) for a in args], env={"OPENAI_API_KEY": TEST_KEY},
+                              catch_exceptions=False)
+
+
+@pytest.fixture
+def jobs_run(fake_openai, tmp_path):
+    fake_openai.scoring = JobsContextModel()
+    out = tmp_path / "run"
+    jobs = [a for j in JOBS for a in ("--job", j)]
+    res = _cli("collect", "--study", "jobs", "--model", "fake-chat", "--base-url", fake_openai.base_url,
+               "--mode", "next-word", "--prompt", "2", "--debias", "0,1", "--setting", "without dialogue",
+               *jobs, "--out", out, "-q")
+    assert res.exit_code == 0, res.output
+    res = _cli("score", out)
+    assert res.exit_code == 0, res.output
+    return out / "jobs"
+
+
+def test_jobs_score_probes_and_group_means_by_hand(jobs_run):
+    probes = pd.read_csv(jobs_run / "probes.csv")
+    assert len(probes) == 4 * 2  # four jobs, with and without prefix 1
+    p = probes[probes.debias == 0].set_index("job")
+    assert p.loc["nurse", ["p_male", "p_female", "p_diverse"]].tolist() == near([.2, .6, .2])
+    assert p.loc["pilot", ["p_male", "p_female", "p_diverse"]].tolist() == near([.7, .1, .2])
+    assert p.loc["nurse", "mass"] == near(.10) and p.loc["pilot", "mass"] == near(.10)
+    assert (probes[probes.debias == 1][["p_male", "p_female", "p_diverse"]].to_numpy() == near(1 / 3))
+    g = pd.read_csv(jobs_run / "groups.csv")
+    g = g[(g.debias == 0) & (g.prompts.astype(str) == "2")].set_index("group")
+    # women-dominated: female (60 + 40) / 2 = 50, male (20 + 40) / 2 = 30; men: female 15, male 65
+    assert g.loc["women", "female"] == near(50) and g.loc["women", "male"] == near(30)
+    assert g.loc["men", "female"] == near(15) and g.loc["men", "male"] == near(65)
+    assert g.loc["women", "diverse"] == near(20) and g.loc["men", "diverse"] == near(20)
+
+
+def test_jobs_score_debias_differences_by_hand(jobs_run):
+    d = pd.read_csv(jobs_run / "debias.csv")
+    d = d[(d.prompts.astype(str) == "2-4") & (d.debias == 1)].set_index(["group", "gender"])
+    # women's P(female): nurse 60 -> 33.3, secretary 40 -> 33.3: (-26.67 + -6.67) / 2 = -16.67 points
+    row = d.loc[("women", "female")]
+    assert row["without_prefix"] == near(50) and row["with_prefix"] == near(100 / 3)
+    assert row["difference"] == near(100 / 3 - 50)
+    # two jobs: replicate means -26.67, -16.67, -6.67 (1/4, 1/2, 1/4), sd 7.07, se 7.07 * sqrt(2 / 1)
+    # = 10, t(1, .975) = 12.71: +-127 points, clipped to the possible -100 to +100
+    assert (row["ci_low"], row["ci_high"]) == (-100, 100)
+    # men's P(male): plumber 60 -> 33.3, pilot 70 -> 33.3: (-26.67 + -36.67) / 2 = -31.67 points
+    assert d.loc[("men", "male"), "difference"] == near(100 / 3 - 65)
+    # diverse is 20% before and 33.3% after for every job: +13.33 for both groups, no spread
+    assert d.loc[("women", "diverse"), "difference"] == near(100 / 3 - 20)
+    assert d.loc[("men", "diverse"), "difference"] == near(100 / 3 - 20)
+    assert (d.jobs == 2).all()
+
+
+def test_jobs_score_tables_3_4_and_independence_by_hand(jobs_run):
+    t4 = pd.read_csv(jobs_run / "table4.csv", dtype={"id": str})
+    none, high = t4.iloc[0], t4.iloc[1]  # no prefix; prefix 1 (high abstraction)
+    assert (none["without_women_F"], none["without_women_M"], none["without_women_D"]) == near((50, 30, 20))
+    assert (none["without_men_F"], none["without_men_M"], none["without_men_D"]) == near((15, 65, 20))
+    assert high["id"] == "1" and high[["without_women_F", "without_men_M"]].tolist() == near([100 / 3] * 2)
+    # the diverse share is 20% for every job: its interval has no width
+    assert (none["without_women_D_ci_low"], none["without_women_D_ci_high"]) == near((20, 20))
+    ind = pd.read_csv(jobs_run / "independence.csv")
+    ind = ind[ind.prompts.astype(str) == "2-4"].set_index("debias")
+    # with the prefix every job's row is (1/3, 1/3, 1/3): job and gender are independent, NMI 0
+    assert abs(ind.loc[1, "nmi"]) < 1e-12 and ind.loc[0, "nmi"] > 0.05
+    # one prompt per job: a permutation only renames rows, so there is no test (module docstring)
+    assert ind.loc[0, ["null_mean", "p"]].isna().all()
