@@ -114,3 +114,63 @@ def test_jobs_score_tables_3_4_and_independence_by_hand(jobs_run):
     assert abs(ind.loc[1, "nmi"]) < 1e-12 and ind.loc[0, "nmi"] > 0.05
     # one prompt per job: a permutation only renames rows, so there is no test (module docstring)
     assert ind.loc[0, ["null_mean", "p"]].isna().all()
+
+
+# -- coreference ---------------------------------------------------------------------------
+# Two women-dominated jobs (nurse, secretary) and two men-dominated (pilot, plumber): 4 pairs,
+# both roles, the "late" scene, he/she/they: 8 triples, 24 prompts. The fake model answers
+# every anti-stereotypical prompt with the job the pronoun fits (bias 1.0) and every other
+# prompt right. Every triple has exactly one anti-stereotypical prompt (he where the nurse
+# or secretary was late, she where the pilot or plumber was), so by hand:
+#   incorrect 8 of 24 (33.3%); inconsistent 8 of 8; binary inconsistent 8 of 8;
+#   he:   4 prompts with the women's job right (truth 1), all answered wrong -> tp 0 fn 4;
+#         4 with the men's job right, all right -> fp 0 tn 4: FNR 100, FPR 0, NPV 50, PPV none;
+#   she:  the mirror: tp 4 fn 0 fp 4 tn 0: FNR 0, FPR 100, PPV 50, NPV none;
+#   they: tp 4 fn 0 fp 0 tn 4: FNR 0, FPR 0, PPV 100, NPV 100;
+#   WinoBias (he): pro 100%, anti 0%, gap 100 points;
+#   four-fifths: FNR 0 / 1 = 0, FPR 0, PPV .5 / 1 = .5, NPV .5 / 1 = .5.
+@pytest.fixture
+def coref_run(tmp_path):
+    from fake_openai import FakeOpenAI
+
+    out = tmp_path / "run"
+    jobs = [a for j in ("nurse", "secretary", "pilot", "plumber") for a in ("--job", j)]
+    with FakeOpenAI(api_key=TEST_KEY, coreference_bias=1.0) as fake:
+        res = _cli("collect", "--study", "coreference", "--model", "fake-chat", "--base-url", fake.base_url,
+                   "--prompt", "late", *jobs, "--out", out, "-q")
+        assert res.exit_code == 0, res.output
+    res = _cli("score", out, "--bootstrap", "200")
+    assert res.exit_code == 0, res.output
+    return out / "coreference"
+
+
+def _csv(folder, name):
+    return pd.read_csv(folder / f"{name}.csv", keep_default_na=False, na_values=[""])
+
+
+def test_coreference_score_table3_by_hand(coref_run):
+    t3 = _csv(coref_run, "table3").set_index("template")
+    assert list(t3.index) == ["late", "Overall"]
+    o = t3.loc["Overall"]
+    assert (o.incorrect_k, o.incorrect_n, o.inconsistent_k, o.inconsistent_n) == (8, 24, 8, 8)
+    assert (o.binary_inconsistent_k, o.binary_inconsistent_n) == (8, 8)
+    assert o.incorrect_pct == near(100 / 3) and o.inconsistent_pct == 100
+    assert (o.refused, o.unknown) == (0, 0)
+    assert o.incorrect_low <= o.incorrect_pct <= o.incorrect_high
+
+
+def test_coreference_score_sterlie_winobias_four_fifths_by_hand(coref_run):
+    st = _csv(coref_run, "criteria").set_index("pronoun")
+    assert st.loc["he", ["tp", "fn", "fp", "tn"]].tolist() == [0, 4, 0, 4]
+    assert st.loc["she", ["tp", "fn", "fp", "tn"]].tolist() == [4, 0, 4, 0]
+    assert st.loc["they", ["tp", "fn", "fp", "tn"]].tolist() == [4, 0, 0, 4]
+    assert st.loc["he", ["fnr_pct", "fpr_pct", "npv_pct"]].tolist() == [100, 0, 50]
+    assert st.loc["she", ["fnr_pct", "fpr_pct", "ppv_pct"]].tolist() == [0, 100, 50]
+    assert st.loc["they", ["fnr_pct", "fpr_pct", "ppv_pct", "npv_pct"]].tolist() == [0, 0, 100, 100]
+    assert pd.isna(st.loc["he", "ppv_pct"]) and pd.isna(st.loc["she", "npv_pct"])  # 0 of 0
+    wb = _csv(coref_run, "winobias").set_index("pronoun")
+    assert wb.loc["he", ["pro_pct", "anti_pct", "gap"]].tolist() == [100, 0, 100]
+    assert wb.loc["he", ["pro_n", "anti_n"]].tolist() == [4, 4]
+    ff = _csv(coref_run, "four_fifths").set_index("rate")
+    assert ff.loc[["fnr", "fpr", "ppv", "npv"], "ratio"].tolist() == [0, 0, 0.5, 0.5]
+    assert (ff.loc["fnr", "highest"], ff.loc["fpr", "highest"]) == ("he", "she")
