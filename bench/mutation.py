@@ -1,0 +1,204 @@
+"""Mutation testing of the measurement code with mutmut (the ``[mutation]`` extra), one named
+module set at a time, each with only the test files that exercise it.
+
+    python bench/mutation.py stats            # one set
+    python bench/mutation.py parse store      # several, one after the other
+    python bench/mutation.py --list           # the sets, their modules and tests
+
+Each set runs in a scratch copy of the repository (``--work``, default a temporary folder),
+so the checkout is never mutated and several sets can run side by side. mutmut writes
+every mutant of the set's modules, runs the tests that cover it, and records killed,
+survived, timeout or no tests. The result, per module: the counts, the score (killed +
+timeout over all mutants) and every survivor's diff, goes to ``--out`` (default
+bench/results/mutation/<set>.json and .md). docs/testing.md explains how to read it and
+lists the survivors with the reason each survives.
+
+Not part of the test suite (a set takes minutes to an hour on a loaded 2-core machine);
+start it with ``nice -n 10`` in the background.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# A set: modules to mutate (the first existing path of each alternative: issue 22 moves the
+# fill-in modules into stereoprobe/studies/fillin/) and the test files that exercise them.
+SETS: dict[str, dict[str, list]] = {
+    "store": {  # the latest-record rule: reading, repairing, appending, compacting (not the lock or folders)
+        "modules": [["stereoprobe/store.py"]],
+        "functions": r"_parse_lines|latest_by_key|read_completions|RunStoreǁ(open|append|compact)",
+        "tests": ["tests/test_resume.py", "tests/test_run_record.py", "tests/test_properties.py"],
+    },
+    "parse": {
+        "modules": [["stereoprobe/studies/fillin/parse.py", "stereoprobe/parse.py"],
+                    ["stereoprobe/studies/coreference/answers.py"]],
+        "tests": ["tests/test_parse.py", "tests/test_coref_metrics.py", "tests/test_coref_collect.py",
+                  "tests/test_review_mutants.py", "tests/test_properties.py", "tests/test_reparse.py"],
+    },
+    "fillin": {
+        "modules": [["stereoprobe/studies/fillin/sentiment/label.py", "stereoprobe/sentiment/label.py"],
+                    ["stereoprobe/studies/fillin/sentiment/tables.py", "stereoprobe/sentiment/tables.py"]],
+        "tests": ["tests/test_sentiment.py", "tests/test_score_args.py", "tests/test_review_mutants.py"],
+    },
+    "jobs": {
+        "modules": [["stereoprobe/studies/jobs/measure.py"], ["stereoprobe/studies/jobs/tables.py"],
+                    ["stereoprobe/studies/jobs/stats.py"]],
+        "tests": ["tests/test_jobs.py", "tests/test_jobs_stats.py", "tests/test_score_served.py",
+                  "tests/test_review_mutants.py", "tests/test_properties.py", "tests/test_mutation_kills.py"],
+    },
+    "coreference": {
+        "modules": [["stereoprobe/studies/coreference/frame.py"], ["stereoprobe/studies/coreference/tables.py"],
+                    ["stereoprobe/studies/coreference/criteria.py"], ["stereoprobe/studies/coreference/paired.py"]],
+        "tests": ["tests/test_coref_metrics.py", "tests/test_coref_paired.py", "tests/test_coref_stats.py",
+                  "tests/test_score_served.py", "tests/test_review_mutants.py", "tests/test_properties.py"],
+    },
+    "stats": {
+        "modules": [["stereoprobe/stats"]],
+        "tests": ["tests/test_stats_core.py", "tests/test_stats_format_criteria.py", "tests/test_stats_groups.py",
+                  "tests/test_stats_intervals.py", "tests/test_stats_robustness.py", "tests/test_review_mutants.py",
+                  "tests/test_properties.py", "tests/test_mutation_kills.py"],
+    },
+}
+COPY = ["stereoprobe", "tests", "groups", "lexicons", "docs", "notebooks", "README.md", "pyproject.toml"]
+
+
+def resolve(name: str) -> tuple[list[str], list[str]]:
+    """The set's existing module paths (files, or a package's .py files) and test files."""
+    spec = SETS[name]
+    modules: list[str] = []
+    for alternatives in spec["modules"]:
+        path = next((p for p in alternatives if (ROOT / p).exists()), None)
+        if path is None:
+            sys.exit(f"set {name}: none of {alternatives} exists")
+        modules += ([str(p.relative_to(ROOT)) for p in sorted((ROOT / path).glob("*.py"))]
+                    if (ROOT / path).is_dir() else [path])
+    tests = [t for t in spec["tests"] if (ROOT / t).exists()]
+    return modules, tests
+
+
+def prepare(work: Path, modules: list[str], tests: list[str]) -> None:
+    """A scratch copy of the repository with mutmut's settings for this set in pyproject.toml."""
+    for item in COPY:
+        src = ROOT / item
+        if src.is_dir():
+            shutil.copytree(src, work / item, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis"))
+        elif src.exists():
+            shutil.copy2(src, work / item)
+    toml = lambda xs: "[" + ", ".join(json.dumps(x) for x in xs) + "]"  # noqa: E731
+    with (work / "pyproject.toml").open("a") as f:
+        f.write("\n[tool.mutmut]\n"
+                'source_paths = ["stereoprobe/"]\n'
+                f"only_mutate = {toml(modules)}\n"
+                f"also_copy = {toml([c for c in COPY if c not in ('stereoprobe', 'tests', 'pyproject.toml')])}\n"
+                f"pytest_add_cli_args_test_selection = {toml(tests)}\n"
+                'pytest_add_cli_args = ["-p", "no:cacheprovider", "-o", "addopts=", "-x"]\n'
+                "use_git_change_detection = false\n")
+
+
+def run_set(name: str, work: Path, children: int) -> dict:
+    modules, tests = resolve(name)
+    prepare(work, modules, tests)
+    start, load_before = time.time(), os.getloadavg()
+    log = work / "mutmut.log"
+    with log.open("w") as f:
+        code = subprocess.call([sys.executable, "-m", "mutmut", "run", "--max-children", str(children)], cwd=work,
+                               stdout=f, stderr=subprocess.STDOUT)
+    result = summarise(name, work)
+    result.update({"exit": code, "wall_s": round(time.time() - start), "load_before": load_before,
+                   "load_after": os.getloadavg()})
+    return result
+
+
+def summarise(name: str, work: Path) -> dict:
+    """Per module: counts, score and survivors of the mutants in scope (the set's
+    ``functions``, if it names some; the others are counted apart as ``out_of_scope``)."""
+    modules, tests = resolve(name)
+    scope = re.compile(SETS[name].get("functions", ".*"))
+    out = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=work,
+                         capture_output=True, text=True).stdout
+    status = dict(re.findall(r"^\s*(\S+): (\w[\w ]*)$", out, re.M))
+    per_module: dict[str, dict] = {}
+    for mutant, state in status.items():
+        module = mutant.split(".x_")[0].split(".xǁ")[0]
+        entry = per_module.setdefault(module, {"total": 0, "counts": {}, "survivors": [], "out_of_scope": 0})
+        if not scope.search(mutant[len(module):]):
+            entry["out_of_scope"] += 1
+            continue
+        entry["total"] += 1
+        entry["counts"][state] = entry["counts"].get(state, 0) + 1
+        if state in ("survived", "no tests"):
+            diff = subprocess.run([sys.executable, "-m", "mutmut", "show", mutant], cwd=work,
+                                  capture_output=True, text=True).stdout
+            entry["survivors"].append({"mutant": mutant, "status": state, "diff": diff})
+    for entry in per_module.values():
+        c = entry["counts"]
+        entry["score"] = (c.get("killed", 0) + c.get("timeout", 0)) / entry["total"] if entry["total"] else 0.0
+    return {"set": name, "modules": modules, "tests": tests, "functions": SETS[name].get("functions"),
+            "per_module": per_module}
+
+
+def markdown(result: dict) -> str:
+    lines = [f"# Mutation run: {result['set']}", "",
+             f"wall {result['wall_s']} s; load average before {result['load_before'][0]:.1f}, "
+             f"after {result['load_after'][0]:.1f}; tests: {', '.join(result['tests'])}",
+             f"functions in scope: {result['functions'] or 'all'}", "",
+             "| module | mutants | killed | timeout | survived | no tests | score | out of scope |",
+             "|---|---|---|---|---|---|---|---|"]
+    for module, e in sorted(result["per_module"].items()):
+        c = e["counts"]
+        lines.append(f"| {module} | {e['total']} | {c.get('killed', 0)} | {c.get('timeout', 0)} | "
+                     f"{c.get('survived', 0)} | {c.get('no tests', 0)} | {100 * e['score']:.0f}% | {e['out_of_scope']} |")
+    for module, e in sorted(result["per_module"].items()):
+        for s in e["survivors"]:
+            lines += ["", f"## {s['mutant']} ({s['status']})", "", "```diff", s["diff"].strip(), "```"]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sets", nargs="*", help=f"module sets: {', '.join(SETS)}")
+    parser.add_argument("--list", action="store_true", help="print the sets and exit")
+    parser.add_argument("--work", type=Path, help="scratch folder (default: a new temporary folder per set)")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "mutation")
+    parser.add_argument("--children", type=int, default=2, help="parallel mutant runs (default 2)")
+    parser.add_argument("--summarise", action="store_true",
+                        help="only write the results of an earlier run in --work/<set> (no new run)")
+    args = parser.parse_args()
+    if args.list or not args.sets:
+        for name in SETS:
+            modules, tests = resolve(name)
+            print(f"{name}: {' '.join(modules)}\n    tests: {' '.join(tests)}")
+        return
+    unknown = [s for s in args.sets if s not in SETS]
+    if unknown:
+        sys.exit(f"unknown set {unknown[0]!r}: choose from {', '.join(SETS)}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name in args.sets:
+        work = (args.work / name) if args.work else Path(tempfile.mkdtemp(prefix=f"mutation-{name}-"))
+        if args.summarise:
+            old = json.loads((args.out / f"{name}.json").read_text()) if (args.out / f"{name}.json").exists() else {}
+            result = {**{k: old.get(k) for k in ("exit", "wall_s", "load_before", "load_after")}, **summarise(name, work)}
+        else:
+            if work.exists() and any(work.iterdir()):
+                sys.exit(f"{work} is not empty: give another --work")
+            work.mkdir(parents=True, exist_ok=True)
+            result = run_set(name, work, args.children)
+        (args.out / f"{name}.json").write_text(json.dumps(result, indent=1))
+        (args.out / f"{name}.md").write_text(markdown(result))
+        summary = ", ".join(f"{m}: {100 * e['score']:.0f}% of {e['total']}" for m, e in result["per_module"].items())
+        print(f"{name}: {result['wall_s']} s; {summary}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
