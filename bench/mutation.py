@@ -20,6 +20,7 @@ start it with ``nice -n 10`` in the background.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import re
@@ -37,8 +38,11 @@ ROOT = Path(__file__).resolve().parent.parent
 SETS: dict[str, dict[str, list]] = {
     "store": {  # the latest-record rule: reading, repairing, appending, compacting (not the lock or folders)
         "modules": [["stereoprobe/store.py"]],
-        "functions": r"_parse_lines|latest_by_key|read_completions|RunStoreǁ(open|append|compact)",
-        "tests": ["tests/test_resume.py", "tests/test_run_record.py", "tests/test_properties.py"],
+        "mutants": ["stereoprobe.store.x__parse_lines__*", "stereoprobe.store.x_latest_by_key__*",
+                    "stereoprobe.store.x_read_completions__*", "stereoprobe.store.xǁRunStoreǁopen__*",
+                    "stereoprobe.store.xǁRunStoreǁappend__*", "stereoprobe.store.xǁRunStoreǁcompact__*"],
+        "tests": ["tests/test_resume.py", "tests/test_run_record.py", "tests/test_properties.py",
+                  "tests/test_mutation_kills.py"],
     },
     "parse": {
         "modules": [["stereoprobe/studies/fillin/parse.py", "stereoprobe/parse.py"],
@@ -52,10 +56,13 @@ SETS: dict[str, dict[str, list]] = {
         "tests": ["tests/test_sentiment.py", "tests/test_score_args.py", "tests/test_review_mutants.py"],
     },
     "jobs": {
-        "modules": [["stereoprobe/studies/jobs/measure.py"], ["stereoprobe/studies/jobs/tables.py"],
-                    ["stereoprobe/studies/jobs/stats.py"]],
-        "tests": ["tests/test_jobs.py", "tests/test_jobs_stats.py", "tests/test_score_served.py",
-                  "tests/test_review_mutants.py", "tests/test_properties.py", "tests/test_mutation_kills.py"],
+        "modules": [["stereoprobe/studies/jobs/measure.py"], ["stereoprobe/studies/jobs/stats.py"]],
+        "tests": ["tests/test_jobs_stats.py", "tests/test_review_mutants.py", "tests/test_properties.py",
+                  "tests/test_mutation_kills.py", "tests/test_jobs.py", "tests/test_score_served.py"],
+    },
+    "jobs-tables": {
+        "modules": [["stereoprobe/studies/jobs/tables.py"]],
+        "tests": ["tests/test_jobs_stats.py", "tests/test_score_served.py", "tests/test_mutation_kills.py"],
     },
     "coreference": {
         "modules": [["stereoprobe/studies/coreference/frame.py"], ["stereoprobe/studies/coreference/tables.py"],
@@ -112,8 +119,8 @@ def run_set(name: str, work: Path, children: int) -> dict:
     start, load_before = time.time(), os.getloadavg()
     log = work / "mutmut.log"
     with log.open("w") as f:
-        code = subprocess.call([sys.executable, "-m", "mutmut", "run", "--max-children", str(children)], cwd=work,
-                               stdout=f, stderr=subprocess.STDOUT)
+        code = subprocess.call([sys.executable, "-m", "mutmut", "run", "--max-children", str(children),
+                                *SETS[name].get("mutants", [])], cwd=work, stdout=f, stderr=subprocess.STDOUT)
     result = summarise(name, work)
     result.update({"exit": code, "wall_s": round(time.time() - start), "load_before": load_before,
                    "load_after": os.getloadavg()})
@@ -122,9 +129,9 @@ def run_set(name: str, work: Path, children: int) -> dict:
 
 def summarise(name: str, work: Path) -> dict:
     """Per module: counts, score and survivors of the mutants in scope (the set's
-    ``functions``, if it names some; the others are counted apart as ``out_of_scope``)."""
+    ``mutants`` globs, if it names some; the others are counted apart as ``out_of_scope``)."""
     modules, tests = resolve(name)
-    scope = re.compile(SETS[name].get("functions", ".*"))
+    globs = SETS[name].get("mutants", ["*"])
     out = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=work,
                          capture_output=True, text=True).stdout
     status = dict(re.findall(r"^\s*(\S+): (\w[\w ]*)$", out, re.M))
@@ -132,7 +139,7 @@ def summarise(name: str, work: Path) -> dict:
     for mutant, state in status.items():
         module = mutant.split(".x_")[0].split(".xǁ")[0]
         entry = per_module.setdefault(module, {"total": 0, "counts": {}, "survivors": [], "out_of_scope": 0})
-        if not scope.search(mutant[len(module):]):
+        if not any(fnmatch.fnmatch(mutant, g) for g in globs):
             entry["out_of_scope"] += 1
             continue
         entry["total"] += 1
@@ -144,7 +151,7 @@ def summarise(name: str, work: Path) -> dict:
     for entry in per_module.values():
         c = entry["counts"]
         entry["score"] = (c.get("killed", 0) + c.get("timeout", 0)) / entry["total"] if entry["total"] else 0.0
-    return {"set": name, "modules": modules, "tests": tests, "functions": SETS[name].get("functions"),
+    return {"set": name, "modules": modules, "tests": tests, "mutants": SETS[name].get("mutants"),
             "per_module": per_module}
 
 
@@ -152,7 +159,7 @@ def markdown(result: dict) -> str:
     lines = [f"# Mutation run: {result['set']}", "",
              f"wall {result['wall_s']} s; load average before {result['load_before'][0]:.1f}, "
              f"after {result['load_after'][0]:.1f}; tests: {', '.join(result['tests'])}",
-             f"functions in scope: {result['functions'] or 'all'}", "",
+             f"mutants in scope: {', '.join(result.get('mutants') or ['all'])}", "",
              "| module | mutants | killed | timeout | survived | no tests | score | out of scope |",
              "|---|---|---|---|---|---|---|---|"]
     for module, e in sorted(result["per_module"].items()):

@@ -1,0 +1,79 @@
+"""Tests written for mutants that survived bench/mutation.py (docs/testing.md lists them),
+each on a case small enough to check by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stereoprobe.errors import DataError
+from stereoprobe.records import Completion
+
+
+def _rec(probe_id: str, sample: int = 0, words=("wise",), error=None) -> Completion:
+    return Completion(probe_id, sample, "age", "old people", "are_so", "statement", "old people are so",
+                      list(words), error=error)
+
+
+def _line(r: Completion) -> str:
+    return json.dumps(r.to_dict()) + "\n"
+
+
+# -- the store's latest-record rule -----------------------------------------------------------
+def test_the_last_line_per_key_wins_in_first_appearance_order(tmp_path):
+    from stereoprobe.store import read_completions
+
+    # p1 fails, p2 answers, p1 is retried and answers, p1 sample 1 is another key
+    lines = [_rec("p1", error="timeout"), _rec("p2", words=["kind"]), _rec("p1", words=["grumpy"]),
+             _rec("p1", 1, words=["slow"])]
+    (tmp_path / "completions.jsonl").write_text("".join(map(_line, lines)) + "\n")  # a blank line is skipped
+    got = read_completions(tmp_path)
+    assert [(r.probe_id, r.sample, r.words, r.error) for r in got] == [
+        ("p1", 0, ["grumpy"], None), ("p2", 0, ["kind"], None), ("p1", 1, ["slow"], None)]
+    assert read_completions(tmp_path / "completions.jsonl") == got  # the file itself, too
+
+
+def test_a_torn_last_line_is_dropped_and_repaired_before_appending(tmp_path):
+    from stereoprobe.store import RunStore, read_completions
+
+    path = tmp_path / "completions.jsonl"
+    whole = _line(_rec("p1")) + _line(_rec("p2"))
+    path.write_text(whole + '{"probe_id": "p3", "sam')  # killed while writing p3
+    assert [r.probe_id for r in read_completions(tmp_path)] == ["p1", "p2"]
+    store = RunStore(tmp_path)
+    existing = store.open()
+    assert list(existing) == [("p1", 0), ("p2", 0)]
+    assert path.read_text() == whole  # the torn tail is cut, nothing else
+    store.append(_rec("p3"))
+    store.close()
+    assert path.read_text() == whole + _line(_rec("p3"))
+
+
+def test_a_bad_line_is_one_error_naming_its_line(tmp_path):
+    from stereoprobe.store import read_completions
+
+    (tmp_path / "completions.jsonl").write_text(_line(_rec("p1")) + "\n" + "not json\n")
+    with pytest.raises(DataError, match=r"completions.jsonl, line 3: not a completion record"):
+        read_completions(tmp_path)
+    (tmp_path / "completions.jsonl").write_text('{"probe_id": 5, "sample": 0}\n')
+    with pytest.raises(DataError, match=r"line 1: not a completion record"):
+        read_completions(tmp_path)
+
+
+def test_no_completions_file_says_what_to_run(tmp_path):
+    from stereoprobe.store import read_completions
+
+    with pytest.raises(DataError, match=r"no completions file; run `stereoprobe collect --out"):
+        read_completions(tmp_path / "run")
+
+
+def test_compact_keeps_one_line_per_key_the_last(tmp_path):
+    from stereoprobe.store import RunStore
+
+    path = tmp_path / "completions.jsonl"
+    path.write_text("".join(map(_line, [_rec("p1", error="x"), _rec("p2"), _rec("p1", words=["grumpy"])])))
+    store = RunStore(tmp_path)
+    assert store.compact() == 1
+    assert path.read_text() == _line(_rec("p1", words=["grumpy"])) + _line(_rec("p2"))
+    assert store.compact() == 0 and path.read_text().count("\n") == 2
