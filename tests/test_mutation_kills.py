@@ -4,6 +4,7 @@ each on a case small enough to check by hand."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -77,3 +78,35 @@ def test_compact_keeps_one_line_per_key_the_last(tmp_path):
     assert store.compact() == 1
     assert path.read_text() == _line(_rec("p1", words=["grumpy"])) + _line(_rec("p2"))
     assert store.compact() == 0 and path.read_text().count("\n") == 2
+
+
+# -- the jobs study's independence criterion ---------------------------------------------------
+def test_nmi_table_sums_each_jobs_rows():
+    import numpy as np
+
+    from stereoprobe.studies.jobs.stats import nmi_table
+
+    p = [[.2, .6, .2], [.4, .4, .2], [.6, .2, .2]]
+    assert np.allclose(nmi_table([0, 0, 1], p, 2), [[.6, 1.0, .4], [.6, .2, .2]])
+    assert nmi_table(np.array([1, 1, 1]), p, 3)[0].tolist() == [0, 0, 0]  # a job without rows: zeros
+
+
+def test_independence_null_by_hand():
+    from stereoprobe.studies.jobs.stats import independence
+
+    # job a always "male", job b always "female", asked with two prompts: NMI 1. Permuting the
+    # job labels within each prompt swaps a and b in none, one or both prompts (1/4, 1/2, 1/4):
+    # none or both keep NMI 1, one makes the table [[1, 1, 0], [1, 1, 0]], NMI 0. So the null
+    # mean is 1/2 and p = (1 + #null >= 1) / 1000, about 1/2.
+    jobs, strata = ["a", "a", "b", "b"], ["p1", "p2", "p1", "p2"]
+    probs = [[1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 1, 0]]
+    nmi, null_mean, p = independence(jobs, strata, probs, n_perm=999, seed=3)
+    assert nmi == pytest.approx(1.0)
+    assert abs(null_mean - 0.5) < 0.06 and abs(p - 0.5) < 0.06
+    # no association at all: every permutation ties with the observed 0, p = 1
+    flat = [[.5, .5, 0]] * 4
+    assert independence(jobs, strata, flat, n_perm=99)[::2] == pytest.approx((0.0, 1.0), abs=1e-9)
+    # one prompt, or one job: a permutation only renames rows, no test
+    one = independence(jobs, ["p1"] * 4, probs, n_perm=99)
+    assert one[0] == pytest.approx(1.0) and all(math.isnan(v) for v in one[1:])
+    assert all(math.isnan(v) for v in independence(["a"] * 4, strata, probs, n_perm=99)[1:])
