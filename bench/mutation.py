@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import math
 import os
 import re
 import shutil
@@ -77,6 +78,32 @@ SETS: dict[str, dict[str, list]] = {
                   "tests/test_properties.py", "tests/test_mutation_kills.py"],
     },
 }
+# Survivors whose change cannot alter a result, recognised from the diff's removed (-) and
+# added (+) line. Each rule is a reason docs/testing.md gives; every match is listed in the
+# report so a reader can check it.
+EQUIVALENT = [
+    (r"np\.(?:asarray|array)\(.*dtype=(?:np\.float64|float|object|np\.int64)",
+     r"np\.(?:asarray|array)\(.*(?:dtype=None|, \)|\(\w+\))",
+     "dtype dropped or None on an array numpy already builds with that dtype (floats, or labels only compared)"),
+    (r'float\("nan"\)', r'float\("NAN"\)', "float('NAN') is float('nan')"),
+    (r"seed: int(?: \| Any)? = \d+", r"seed: int(?: \| Any)? = \d+", "another default seed: any seed is as valid"),
+    (r"np\.errstate\(", r"np\.errstate\(", "only which numpy warnings are silenced"),
+    (r"warnings\.simplefilter\(", r"warnings\.simplefilter\(", "only which warnings are silenced"),
+]
+
+
+def equivalent_reason(diff: str) -> str | None:
+    """The EQUIVALENT reason a survivor's one-line diff matches, or None."""
+    minus = [line[1:] for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+    plus = [line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    if len(minus) != 1 or len(plus) != 1:
+        return None
+    for before, after, reason in EQUIVALENT:
+        if re.search(before, minus[0]) and re.search(after, plus[0]):
+            return reason
+    return None
+
+
 COPY = ["stereoprobe", "tests", "groups", "lexicons", "docs", "notebooks", "README.md", "pyproject.toml"]
 
 
@@ -147,28 +174,36 @@ def summarise(name: str, work: Path) -> dict:
         if state in ("survived", "no tests"):
             diff = subprocess.run([sys.executable, "-m", "mutmut", "show", mutant], cwd=work,
                                   capture_output=True, text=True).stdout
-            entry["survivors"].append({"mutant": mutant, "status": state, "diff": diff})
+            reason = equivalent_reason(diff)
+            entry["counts"]["equivalent"] = entry["counts"].get("equivalent", 0) + (reason is not None)
+            entry["survivors"].append({"mutant": mutant, "status": state, "diff": diff, "equivalent": reason})
     for entry in per_module.values():
         c = entry["counts"]
-        entry["score"] = (c.get("killed", 0) + c.get("timeout", 0)) / entry["total"] if entry["total"] else 0.0
+        checked = entry["total"] - c.get("not checked", 0) - c.get("equivalent", 0)
+        entry["score"] = (c.get("killed", 0) + c.get("timeout", 0)) / checked if checked else 0.0
     return {"set": name, "modules": modules, "tests": tests, "mutants": SETS[name].get("mutants"),
             "per_module": per_module}
 
 
 def markdown(result: dict) -> str:
     lines = [f"# Mutation run: {result['set']}", "",
-             f"wall {result['wall_s']} s; load average before {result['load_before'][0]:.1f}, "
-             f"after {result['load_after'][0]:.1f}; tests: {', '.join(result['tests'])}",
+             f"wall {result['wall_s']} s; load average before {(result['load_before'] or [math.nan])[0]:.1f}, "
+             f"after {(result['load_after'] or [math.nan])[0]:.1f}; tests: {', '.join(result['tests'])}",
              f"mutants in scope: {', '.join(result.get('mutants') or ['all'])}", "",
-             "| module | mutants | killed | timeout | survived | no tests | score | out of scope |",
-             "|---|---|---|---|---|---|---|---|"]
+             "score = (killed + timeout) / (mutants - not checked - equivalent)", "",
+             "| module | mutants | not checked | killed | timeout | survived | no tests | of which equivalent | score |"
+             " out of scope |", "|---|---|---|---|---|---|---|---|---|---|"]
     for module, e in sorted(result["per_module"].items()):
         c = e["counts"]
-        lines.append(f"| {module} | {e['total']} | {c.get('killed', 0)} | {c.get('timeout', 0)} | "
-                     f"{c.get('survived', 0)} | {c.get('no tests', 0)} | {100 * e['score']:.0f}% | {e['out_of_scope']} |")
+        lines.append(f"| {module} | {e['total']} | {c.get('not checked', 0)} | {c.get('killed', 0)} | "
+                     f"{c.get('timeout', 0)} | {c.get('survived', 0)} | {c.get('no tests', 0)} | "
+                     f"{c.get('equivalent', 0)} | {100 * e['score']:.0f}% | {e['out_of_scope']} |")
     for module, e in sorted(result["per_module"].items()):
         for s in e["survivors"]:
-            lines += ["", f"## {s['mutant']} ({s['status']})", "", "```diff", s["diff"].strip(), "```"]
+            why = f"equivalent: {s['equivalent']}" if s.get("equivalent") else "not killed"
+            body = [line for line in s["diff"].splitlines() if line[:1] in "+-" and line[:3] not in ("---", "+++")]
+            lines += ["", f"- `{s['mutant']}` ({s['status']}; {why})", "", "  ```diff",
+                      *("  " + line for line in body), "  ```"]
     return "\n".join(lines) + "\n"
 
 

@@ -80,6 +80,79 @@ def test_compact_keeps_one_line_per_key_the_last(tmp_path):
     assert store.compact() == 0 and path.read_text().count("\n") == 2
 
 
+
+def test_a_file_of_only_a_torn_line_is_emptied(tmp_path):
+    from stereoprobe.store import RunStore
+
+    path = tmp_path / "completions.jsonl"
+    path.write_text('{"probe_id": "p1", "sam')
+    assert RunStore(tmp_path).open() == {}
+    assert path.read_bytes() == b""
+
+
+def test_a_bad_first_line_after_a_blank_one_is_line_2(tmp_path):
+    from stereoprobe.store import read_completions
+
+    (tmp_path / "completions.jsonl").write_text("\nnot json\n")
+    with pytest.raises(DataError, match=r"line 2: not a completion record"):
+        read_completions(tmp_path)
+
+
+def test_the_store_writes_utf8_text_with_mode_644_in_a_new_nested_folder(tmp_path):
+    import os
+
+    from stereoprobe.store import RunStore
+
+    run = tmp_path / "a" / "b"  # neither exists yet
+    store = RunStore(run)
+    store.open()
+    store.append(_rec("p1", words=["naïve"]))
+    store.close()
+    path = run / "completions.jsonl"
+    assert '"naïve"' in path.read_text(encoding="utf-8")  # readable text, not a \\u escape
+    assert os.stat(path).st_mode & 0o777 == 0o644 & ~_umask()
+    assert list(run.iterdir()) == [path]  # the write test leaves nothing behind
+
+
+def _umask() -> int:
+    import os
+
+    old = os.umask(0)
+    os.umask(old)
+    return old
+
+
+def test_a_record_of_another_study_is_read_with_its_own_type(tmp_path):
+    from stereoprobe.store import RunStore, read_completions
+    from stereoprobe.studies.jobs.records import JobAnswer
+
+    rec = JobAnswer("j1", 0, "nurse", "2", "gender", 0, "without dialogue", "Q: ...", "exact")
+    (tmp_path / "completions.jsonl").write_text(json.dumps(rec.to_dict()) + "\n")
+    assert read_completions(tmp_path, JobAnswer) == [rec]
+    assert RunStore(tmp_path, JobAnswer).open() == {("j1", 0): rec}
+    (tmp_path / "completions.jsonl").write_text(2 * (json.dumps(rec.to_dict()) + "\n"))
+    assert RunStore(tmp_path, JobAnswer).compact() == 1
+
+
+def test_append_writes_everything_even_one_byte_at_a_time_and_a_full_disk_is_one_error(tmp_path, monkeypatch):
+    import os
+
+    from stereoprobe import store as store_module
+    from stereoprobe.store import RunStore, read_completions
+
+    real_write = os.write
+    store = RunStore(tmp_path)
+    store.open()
+    monkeypatch.setattr(store_module.os, "write", lambda fd, data: real_write(fd, data[:1]))
+    store.append(_rec("p1", words=["grumpy"]))
+    monkeypatch.setattr(store_module.os, "write", lambda fd, data: 0)
+    with pytest.raises(DataError, match=r"Cannot write to .*completions.jsonl \(No space left on device\); free disk"):
+        store.append(_rec("p2"))
+    monkeypatch.undo()
+    store.close()
+    assert [r.words for r in read_completions(tmp_path)] == [["grumpy"]]
+
+
 # -- the jobs study's independence criterion ---------------------------------------------------
 def test_nmi_table_sums_each_jobs_rows():
     import numpy as np
