@@ -183,3 +183,42 @@ def test_independence_null_by_hand():
     one = independence(jobs, ["p1"] * 4, probs, n_perm=99)
     assert one[0] == pytest.approx(1.0) and all(math.isnan(v) for v in one[1:])
     assert all(math.isnan(v) for v in independence(["a"] * 4, strata, probs, n_perm=99)[1:])
+
+
+# -- the jobs study's measure (its doctests are not run by the mutation runs) -----------------------
+def test_expression_probability_and_first_token_mass_by_hand():
+    from stereoprobe.studies.jobs.measure import expression_probability, first_token_mass
+
+    assert expression_probability([0.1, 0.5, 0.8]) == pytest.approx(0.04)
+    assert expression_probability([]) == 1.0  # no token left to predict
+    ex = [("male", " He"), ("female", " She"), ("diverse", " They"), ("diverse", " Them")]
+    top = [("She", math.log(.5)), (" he", math.log(.2)), ("She", math.log(.1)), ("The", math.log(.1)),
+           ("", math.log(.05))]
+    # She .5 (its second appearance not again), he .2 (case and spaces ignored); "The" starts
+    # They and Them, both diverse: .1; "" is nothing
+    assert first_token_mass(top, ex) == pytest.approx({"male": .2, "female": .5, "diverse": .1})
+    assert first_token_mass([("T", math.log(.3))], ex) == pytest.approx({"male": 0, "female": 0, "diverse": .3})
+    # "S" starts She and Sir (two genders): attributed to neither
+    assert first_token_mass([("S", math.log(.3))], ex + [("male", " Sir")])["female"] == 0.0
+
+
+def test_parse_answer_takes_the_longest_expression_and_a_word_boundary():
+    from stereoprobe.studies.jobs.measure import parse_answer
+
+    ex = [("male", " Man"), ("diverse", " Non-binary"), ("diverse", " Non"), ("female", " Woman")]
+    assert parse_answer("  'non-binary!' ", ex) == "diverse"
+    assert parse_answer("**Man**", ex) == "male"
+    assert parse_answer("Manager", ex) is None and parse_answer("", ex) is None
+    assert parse_answer("woman, I think", ex) == "female"
+    longest = [("male", " Non"), ("diverse", " Non-binary")]  # the longer match wins whatever the order
+    assert parse_answer("Non-binary", longest) == "diverse" and parse_answer("Non binary", longest) == "male"
+
+
+def test_first_name_skips_stop_words_and_reads_only_the_start():
+    from stereoprobe.studies.jobs.measure import first_name
+
+    assert first_name("Once upon a time, Sarah met John.", frozenset({"once"})) == "Sarah"
+    assert first_name("Once upon a time, Sarah met John.") == "Once"
+    assert first_name("the nurse, Mary-Jane, said") == "Mary-Jane"
+    assert first_name("x" * 200 + " Sarah") is None  # only the first 200 characters are read:
+    assert first_name("x" * 195 + " Sarah") == "Sara"  # the 201st is cut off
