@@ -101,6 +101,9 @@ MANUAL = {
         "one more job with no rows adds an all-zero row to every table: the NMI is unchanged",
     "stereoprobe.studies.jobs.stats.x_independence__mutmut_11": "differs only for no probes at all (never scored)",
     "stereoprobe.studies.jobs.stats.x_independence__mutmut_15": "differs only for no probes at all (never scored)",
+    **{f"stereoprobe.sentiment.tables.x_shares_without_synonyms__mutmut_{n}":
+       "any label other than positive/negative leaves the word out of the shares, as unassigned does"
+       for n in (2, 10, 11)},
     "stereoprobe.store.x__parse_lines__mutmut_7": "pos == len(data) finds no newline and breaks as the loop end would",
     "stereoprobe.store.xǁRunStoreǁopen__mutmut_9": "the name of the write test file, removed at once",
     "stereoprobe.store.xǁRunStoreǁopen__mutmut_10": "the name of the write test file, removed at once",

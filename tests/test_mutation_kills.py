@@ -222,3 +222,22 @@ def test_first_name_skips_stop_words_and_reads_only_the_start():
     assert first_name("the nurse, Mary-Jane, said") == "Mary-Jane"
     assert first_name("x" * 200 + " Sarah") is None  # only the first 200 characters are read:
     assert first_name("x" * 195 + " Sarah") == "Sara"  # the 201st is cut off
+
+
+# -- fill-in shares ----------------------------------------------------------------------------
+def test_shares_without_synonyms_by_hand():
+    import pandas as pd
+
+    from stereoprobe.sentiment.tables import OCCURRENCE_COLUMNS, shares_without_synonyms
+
+    rows = [("p1", 0, "age", "old people", "are_so", "statement", "wise", "positive", "lexicon"),
+            ("p1", 0, "age", "old people", "are_so", "statement", "grumpy", "negative", "synonyms"),
+            ("p1", 0, "age", "old people", "are_so", "statement", "lazy", "negative", "lemma"),
+            ("p2", 0, "gender", "women", "are_so", "statement", "spunky", "positive", "synonyms")]
+    occ = pd.DataFrame(rows, columns=OCCURRENCE_COLUMNS)
+    # without the synonym step: age has wise (+) and lazy (-): 50 / 50; gender has no polar word left
+    got = shares_without_synonyms(occ)
+    assert got["age"] == {"negative": 50.0, "positive": 50.0}
+    assert got["gender"] == {"negative": None, "positive": None}
+    assert got["all"] == {"negative": 50.0, "positive": 50.0}
+    assert list(occ["label"]) == ["positive", "negative", "negative", "positive"]  # the input is not changed
