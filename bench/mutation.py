@@ -89,6 +89,7 @@ EQUIVALENT = [
     (r"seed: int(?: \| Any)? = \d+", r"seed: int(?: \| Any)? = \d+", "another default seed: any seed is as valid"),
     (r"np\.errstate\(", r"np\.errstate\(", "only which numpy warnings are silenced"),
     (r"warnings\.simplefilter\(", r"warnings\.simplefilter\(", "only which warnings are silenced"),
+    (r"ensure_ascii=False", r"ensure_ascii=None", "None is falsy, as False"),
     (r'assert .*, "', r'assert .*, (?:"|None)', "the text of an internal assertion (a programming error)"),
     (r'\.encode\("utf-8"\)|\.decode\("utf-8"', r'\.encode\("UTF-8"\)|\.decode\("UTF-8"', "codec names are case-insensitive"),
     (r"count\(b\"\\n\", 0, pos\)", r"count\(b\"\\n\", None, pos\)", "a start of None is 0"),
@@ -105,6 +106,7 @@ MANUAL = {
        "any label other than positive/negative leaves the word out of the shares, as unassigned does"
        for n in (2, 10, 11)},
     "stereoprobe.store.x__parse_lines__mutmut_7": "pos == len(data) finds no newline and breaks as the loop end would",
+    "stereoprobe.store.xǁRunStoreǁopen__mutmut_20": "truncating a file to its own size changes nothing",
     "stereoprobe.store.xǁRunStoreǁopen__mutmut_9": "the name of the write test file, removed at once",
     "stereoprobe.store.xǁRunStoreǁopen__mutmut_10": "the name of the write test file, removed at once",
     "stereoprobe.store.xǁRunStoreǁopen__mutmut_12": "the content of the write test file, removed at once",
@@ -175,6 +177,20 @@ def run_set(name: str, work: Path, children: int) -> dict:
     return result
 
 
+def rerun(name: str, work: Path, children: int) -> None:
+    """Run an earlier run's survivors again against the checkout's current tests (tests
+    added for them): the tests are copied in, mutmut's test-to-function map is rebuilt."""
+    out = subprocess.run([sys.executable, "-m", "mutmut", "results"], cwd=work, capture_output=True, text=True).stdout
+    names = [m for m, state in re.findall(r"^\s*(\S+): (\w[\w ]*)$", out, re.M) if state in ("survived", "no tests")]
+    for target in (work / "tests", work / "mutants" / "tests"):
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(ROOT / "tests", target, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
+    (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+    with (work / "mutmut-rerun.log").open("w") as f:
+        subprocess.call([sys.executable, "-m", "mutmut", "run", "--max-children", str(children), *names], cwd=work,
+                        stdout=f, stderr=subprocess.STDOUT)
+
+
 def summarise(name: str, work: Path) -> dict:
     """Per module: counts, score and survivors of the mutants in scope (the set's
     ``mutants`` globs, if it names some; the others are counted apart as ``out_of_scope``)."""
@@ -235,6 +251,8 @@ def main() -> None:
     parser.add_argument("--work", type=Path, help="scratch folder (default: a new temporary folder per set)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "mutation")
     parser.add_argument("--children", type=int, default=2, help="parallel mutant runs (default 2)")
+    parser.add_argument("--rerun-survivors", action="store_true",
+                        help="copy the current tests into --work/<set> and run its survivors again")
     parser.add_argument("--summarise", action="store_true",
                         help="only write the results of an earlier run in --work/<set> (no new run)")
     args = parser.parse_args()
@@ -249,6 +267,9 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.sets:
         work = (args.work / name) if args.work else Path(tempfile.mkdtemp(prefix=f"mutation-{name}-"))
+        if args.rerun_survivors:
+            rerun(name, work, args.children)
+            args.summarise = True
         if args.summarise:
             old = json.loads((args.out / f"{name}.json").read_text()) if (args.out / f"{name}.json").exists() else {}
             result = {**{k: old.get(k) for k in ("exit", "wall_s", "load_before", "load_after")}, **summarise(name, work)}

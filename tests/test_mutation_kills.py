@@ -73,10 +73,11 @@ def test_compact_keeps_one_line_per_key_the_last(tmp_path):
     from stereoprobe.store import RunStore
 
     path = tmp_path / "completions.jsonl"
-    path.write_text("".join(map(_line, [_rec("p1", error="x"), _rec("p2"), _rec("p1", words=["grumpy"])])))
+    path.write_text("".join(map(_line, [_rec("p1", error="x"), _rec("p2"), _rec("p1", words=["naïve"])])))
     store = RunStore(tmp_path)
     assert store.compact() == 1
-    assert path.read_text() == _line(_rec("p1", words=["grumpy"])) + _line(_rec("p2"))
+    kept = json.dumps(_rec("p1", words=["naïve"]).to_dict(), ensure_ascii=False) + "\n"  # UTF-8 text, as appended
+    assert path.read_text(encoding="utf-8") == kept + _line(_rec("p2"))
     assert store.compact() == 0 and path.read_text().count("\n") == 2
 
 
@@ -241,3 +242,11 @@ def test_shares_without_synonyms_by_hand():
     assert got["gender"] == {"negative": None, "positive": None}
     assert got["all"] == {"negative": 50.0, "positive": 50.0}
     assert list(occ["label"]) == ["positive", "negative", "negative", "positive"]  # the input is not changed
+
+
+def test_a_run_folder_that_cannot_be_made_is_one_error(tmp_path):
+    from stereoprobe.store import RunStore
+
+    (tmp_path / "file").write_text("")
+    with pytest.raises(DataError, match=r"Cannot write to .*file/run \(.*\); choose a writable --out directory"):
+        RunStore(tmp_path / "file" / "run").open()
