@@ -102,6 +102,13 @@ MANUAL = {
         "one more job with no rows adds an all-zero row to every table: the NMI is unchanged",
     "stereoprobe.studies.jobs.stats.x_independence__mutmut_11": "differs only for no probes at all (never scored)",
     "stereoprobe.studies.jobs.stats.x_independence__mutmut_15": "differs only for no probes at all (never scored)",
+    **{f"stereoprobe.studies.jobs.measure.x__key__mutmut_{n}":
+       "_key is applied to both sides of every comparison (and no expression has an apostrophe)"
+       for n in (1, 2, 3, 4, 5, 6, 7, 8, 9)},
+    "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_21": "np.full_like(floats, None) is NaN",
+    "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_35": "astype(None) is float64",
+    "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_61": "n_strata=1 is the default",
+    "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_83": "n_strata=1 is the default",
     **{f"stereoprobe.sentiment.tables.x_shares_without_synonyms__mutmut_{n}":
        "any label other than positive/negative leaves the word out of the shares, as unassigned does"
        for n in (2, 10, 11)},

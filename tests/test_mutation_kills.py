@@ -194,10 +194,10 @@ def test_expression_probability_and_first_token_mass_by_hand():
     assert expression_probability([]) == 1.0  # no token left to predict
     ex = [("male", " He"), ("female", " She"), ("diverse", " They"), ("diverse", " Them")]
     top = [("She", math.log(.5)), (" he", math.log(.2)), ("She", math.log(.1)), ("The", math.log(.1)),
-           ("", math.log(.05))]
-    # She .5 (its second appearance not again), he .2 (case and spaces ignored); "The" starts
-    # They and Them, both diverse: .1; "" is nothing
-    assert first_token_mass(top, ex) == pytest.approx({"male": .2, "female": .5, "diverse": .1})
+           ("", math.log(.05)), ("Th", math.log(.05))]
+    # She .5 (its second appearance not again), he .2 (case and spaces ignored); "The" and "Th"
+    # start They and Them, both diverse: .1 + .05; "" is nothing
+    assert first_token_mass(top, ex) == pytest.approx({"male": .2, "female": .5, "diverse": .15})
     assert first_token_mass([("T", math.log(.3))], ex) == pytest.approx({"male": 0, "female": 0, "diverse": .3})
     # "S" starts She and Sir (two genders): attributed to neither
     assert first_token_mass([("S", math.log(.3))], ex + [("male", " Sir")])["female"] == 0.0
@@ -250,3 +250,20 @@ def test_a_run_folder_that_cannot_be_made_is_one_error(tmp_path):
     (tmp_path / "file").write_text("")
     with pytest.raises(DataError, match=r"Cannot write to .*file/run \(.*\); choose a writable --out directory"):
         RunStore(tmp_path / "file" / "run").open()
+
+
+def test_paired_differences_with_one_job_and_the_seed():
+    import numpy as np
+
+    from stereoprobe.studies.jobs.stats import paired_differences
+
+    one = paired_differences(np.array([[0.5, 0.1]]), np.array([[0.2, 0.3]]), ["nurse"], 100, 0, 0.95)
+    assert one["difference"].tolist() == pytest.approx([30.0, -20.0]) and one["n"] == 1
+    assert all(np.isnan(one[k]).all() for k in ("low", "high", "p"))  # one job: no interval
+    # the same seed gives the same interval; another seed another one (jobs differ by 10-50 points)
+    w, wo = np.array([[.6], [.2], [.9], [.4], [.5]]), np.array([[.1], [.1], [.4], [.3], [.2]])
+    jobs = list("abcde")
+    a, b = (paired_differences(w, wo, jobs, 200, s, 0.95) for s in (5, 5))
+    c = paired_differences(w, wo, jobs, 200, 6, 0.95)
+    assert (a["low"], a["p"]) == (b["low"], b["p"]) and a["low"] != c["low"]
+    assert a["difference"][0] == pytest.approx(30.0)  # (50 + 10 + 50 + 10 + 30) / 5
