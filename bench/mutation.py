@@ -104,7 +104,7 @@ MANUAL = {
     "stereoprobe.studies.jobs.stats.x_independence__mutmut_15": "differs only for no probes at all (never scored)",
     **{f"stereoprobe.studies.jobs.measure.x__key__mutmut_{n}":
        "_key is applied to both sides of every comparison (and no expression has an apostrophe)"
-       for n in (1, 2, 3, 4, 5, 6, 7, 8, 9)},
+       for n in (1, 3, 8, 9)},
     "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_21": "np.full_like(floats, None) is NaN",
     "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_35": "astype(None) is float64",
     "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_61": "n_strata=1 is the default",
