@@ -109,6 +109,15 @@ MANUAL = {
     "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_35": "astype(None) is float64",
     "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_61": "n_strata=1 is the default",
     "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_83": "n_strata=1 is the default",
+    **{f"stereoprobe.sentiment.tables.x_shares__mutmut_{n}":
+       "a repeated format level changes no sum (groupby over the same levels)" for n in (2, 4, 5)},
+    **{f"stereoprobe.sentiment.tables.x_shares__mutmut_{n}":
+       "the groupby sum counts a missing label column as 0, as fill_value=0 does" for n in (18, 20)},
+    **{f"stereoprobe.sentiment.tables.x_shares__mutmut_{n}":
+       "the index name is restored by the groupby over levels (test_shares_by_category_and_by_format_by_hand)"
+       for n in (27, 29)},
+    "stereoprobe.sentiment.tables.x__pct__mutmut_5": "part <= whole, so whole 0 means 0 / 0: NaN either way",
+    "stereoprobe.sentiment.label.x_vote__mutmut_3": "None is falsy, as False",
     **{f"stereoprobe.sentiment.tables.x_shares_without_synonyms__mutmut_{n}":
        "any label other than positive/negative leaves the word out of the shares, as unassigned does"
        for n in (2, 10, 11)},

@@ -267,3 +267,29 @@ def test_paired_differences_with_one_job_and_the_seed():
     c = paired_differences(w, wo, jobs, 200, 6, 0.95)
     assert (a["low"], a["p"]) == (b["low"], b["p"]) and a["low"] != c["low"]
     assert a["difference"][0] == pytest.approx(30.0)  # (50 + 10 + 50 + 10 + 30) / 5
+
+
+def test_shares_by_category_and_by_format_by_hand():
+    import pandas as pd
+
+    from stereoprobe.sentiment.tables import OCCURRENCE_COLUMNS, shares
+
+    rows = [("p1", 0, "age", "old people", "are_so", "statement", "wise", "positive", "lexicon"),
+            ("p2", 0, "age", "old people", "why_are_so", "question", "grumpy", "negative", "lexicon"),
+            ("p3", 0, "age", "old people", "why_are_so", "question", "lazy", "negative", "lemma"),
+            ("p4", 0, "gender", "women", "are_so", "statement", "table", "neutral", "lexicon")]
+    occ = pd.DataFrame(rows, columns=OCCURRENCE_COLUMNS)
+    by_cat = shares(occ, ["category"]).set_index("category")
+    # age: 2 negative, 1 positive of 3 polar; questions 2 of 2 negative, statements 1 of 1 positive
+    age = by_cat.loc["age"]
+    assert (age["negative"], age["positive"]) == pytest.approx((200 / 3, 100 / 3))
+    assert (age["question_negative"], age["statement_positive"]) == (100, 100)
+    # gender: one neutral word, no polar one: empty shares; no "both" or "unassigned" label
+    # anywhere, so those counts are 0, not missing
+    gender = by_cat.loc["gender"]
+    assert pd.isna(gender["negative"]) and pd.isna(gender["statement_positive"])
+    assert gender[["n_words", "n_neutral", "n_left_out", "n_both", "n_unassigned"]].tolist() == [1, 1, 1, 0, 0]
+    by_format = shares(occ, ["format"]).set_index("format")  # "format" as the only key
+    assert list(by_format.index) == ["question", "statement"]
+    assert by_format.loc["question", ["negative", "n_words"]].tolist() == [100, 2]
+    assert by_format.loc["statement", ["positive", "n_words", "n_left_out"]].tolist() == [100, 2, 1]
