@@ -293,3 +293,18 @@ def test_shares_by_category_and_by_format_by_hand():
     assert list(by_format.index) == ["question", "statement"]
     assert by_format.loc["question", ["negative", "n_words"]].tolist() == [100, 2]
     assert by_format.loc["statement", ["positive", "n_words", "n_left_out"]].tolist() == [100, 2, 1]
+
+
+def test_group_means_with_no_job_and_one_job():
+    import numpy as np
+
+    from stereoprobe.studies.jobs.stats import group_means
+
+    none = group_means(np.zeros((0, 3)), [], 100, 0, 0.95)
+    assert none["n"] == 0 and all(none[k].shape == (3,) and np.isnan(none[k]).all() for k in ("mean", "low", "high"))
+    one = group_means(np.array([[.2, .6, .2]]), ["nurse"], 100, 0, 0.95)
+    assert one["n"] == 1 and one["mean"].tolist() == pytest.approx([20, 60, 20])
+    assert np.isnan(one["low"]).all() and np.isnan(one["high"]).all()  # one job: no interval
+    two = group_means(np.array([[.2, .6, .2], [.4, .4, .2]]), ["nurse", "secretary"], 100, 0, 0.95)
+    assert two["n"] == 2 and two["mean"].tolist() == pytest.approx([30, 50, 20])
+    assert two["low"][2] == pytest.approx(20) and two["high"][2] == pytest.approx(20)  # no spread in diverse
