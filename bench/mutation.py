@@ -108,7 +108,6 @@ MANUAL = {
     "stereoprobe.studies.jobs.measure.x_parse_answer__mutmut_4": "also strips X, and no expression starts or ends with x",
     "stereoprobe.studies.jobs.measure.x_parse_answer__mutmut_15":
         "equal-length matches are one expression (no two expressions of different genders share a key)",
-    "stereoprobe.studies.jobs.stats.x_group_means__mutmut_11": "np.full(shape, None) of floats is NaN",
     "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_21": "np.full_like(floats, None) is NaN",
     "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_35": "astype(None) is float64",
     "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_61": "n_strata=1 is the default",
