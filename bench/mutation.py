@@ -263,6 +263,26 @@ def markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def docs_section(out: Path) -> str:
+    """docs/testing.md's results: per set and module the score, then every survivor in one line."""
+    lines = ["| set | module | mutants | not checked | killed + timeout | equivalent | not killed | score |",
+             "|---|---|---|---|---|---|---|---|"]
+    notes = []
+    for path in sorted(out.glob("*.json")):
+        r = json.loads(path.read_text())
+        for module, e in sorted(r["per_module"].items()):
+            c = e["counts"]
+            bad = [s for s in e["survivors"] if not s.get("equivalent")]
+            lines.append(f"| {r['set']} | `{module}` | {e['total']} | {c.get('not checked', 0)} | "
+                         f"{c.get('killed', 0) + c.get('timeout', 0)} | {c.get('equivalent', 0)} | {len(bad)} | "
+                         f"{100 * e['score']:.0f}% |")
+            for s in e["survivors"]:
+                body = [x[1:].strip() for x in s["diff"].splitlines() if x[:1] == "+" and x[:3] != "+++"]
+                why = f"equivalent: {s['equivalent']}" if s.get("equivalent") else "**not killed**"
+                notes.append(f"- `{s['mutant'].split('.')[-1]}` ({module}): `{' '.join(body)[:90]}`: {why}")
+    return "\n".join(lines + ["", *notes]) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sets", nargs="*", help=f"module sets: {', '.join(SETS)}")
@@ -272,9 +292,13 @@ def main() -> None:
     parser.add_argument("--children", type=int, default=2, help="parallel mutant runs (default 2)")
     parser.add_argument("--rerun-survivors", action="store_true",
                         help="copy the current tests into --work/<set> and run its survivors again")
+    parser.add_argument("--docs", action="store_true", help="print docs/testing.md's results from --out and exit")
     parser.add_argument("--summarise", action="store_true",
                         help="only write the results of an earlier run in --work/<set> (no new run)")
     args = parser.parse_args()
+    if args.docs:
+        print(docs_section(args.out), end="")
+        return
     if args.list or not args.sets:
         for name in SETS:
             modules, tests = resolve(name)
