@@ -48,8 +48,8 @@ SETS: dict[str, dict[str, list]] = {
     "parse": {
         "modules": [["stereoprobe/studies/fillin/parse.py", "stereoprobe/parse.py"],
                     ["stereoprobe/studies/coreference/answers.py"]],
-        "tests": ["tests/test_parse.py", "tests/test_coref_metrics.py", "tests/test_coref_collect.py",
-                  "tests/test_review_mutants.py", "tests/test_properties.py", "tests/test_reparse.py"],
+        "tests": ["tests/test_parse.py", "tests/test_coref_metrics.py", "tests/test_review_mutants.py",
+                  "tests/test_properties.py", "tests/test_reparse.py", "tests/test_mutation_kills.py"],
     },
     "fillin": {
         "modules": [["stereoprobe/studies/fillin/sentiment/label.py", "stereoprobe/sentiment/label.py"],
