@@ -308,3 +308,33 @@ def test_group_means_with_no_job_and_one_job():
     two = group_means(np.array([[.2, .6, .2], [.4, .4, .2]]), ["nurse", "secretary"], 100, 0, 0.95)
     assert two["n"] == 2 and two["mean"].tolist() == pytest.approx([30, 50, 20])
     assert two["low"][2] == pytest.approx(20) and two["high"][2] == pytest.approx(20)  # no spread in diverse
+
+
+# -- coreference answers (000's rule's neighbours: logprob mode and samples) --------------------------
+def test_decide_and_answers_from_logprobs_and_replies():
+    from stereoprobe.studies.coreference.answers import (
+        CorefAnswer, answer_from_logprobs, answer_from_reply, decide,
+    )
+
+    assert [decide(-3.2, -1.5), decide(-1.0, -2.0), decide(-1.0, -1.0)] == ["B", "A", "U"]
+    assert [decide(None, -1.0), decide(-1.0, None), decide(math.nan, -1.0), decide(-1.0, math.nan)] == ["U"] * 4
+    assert answer_from_logprobs("p1", -1.0, -2.0) == CorefAnswer("p1", "A", False, None, -1.0, -2.0)
+    got = answer_from_reply("p2", "I'm sorry, I can't say.", "nurse", "pilot")
+    assert got == CorefAnswer("p2", "U", True, "I'm sorry, I can't say.")
+    assert got.to_dict() == {"probe_id": "p2", "answer": "U", "refused": True, "raw": "I'm sorry, I can't say.",
+                             "logprob_a": None, "logprob_b": None}
+
+
+def test_majority_of_samples_by_hand():
+    from stereoprobe.studies.coreference.answers import majority
+
+    assert majority(["A", "A", "B"]) == ("A", False, pytest.approx(2 / 3))
+    assert majority(["B"]) == ("B", False, 1.0)
+    assert majority(["A", "B"]) == ("U", False, 0.0)  # a tie for the most frequent: U, given by none
+    assert majority(["U", "U", "A"], [True, True, False]) == ("U", True, pytest.approx(2 / 3))
+    assert majority(["U", "A", "A"], [True, False, False]) == ("A", False, pytest.approx(2 / 3))
+    # U twice (one refusal), B twice: a tie, U; 1 refusal of 4 is under half: not a refusal
+    assert majority(["U", "U", "B", "B"], [True, False, False, False]) == ("U", False, 0.5)
+    assert majority(["U", "U", "B", "B"], [True, True, False, False]) == ("U", True, 0.5)  # 2 of 4: half
+    with pytest.raises(ValueError):
+        majority([])
