@@ -30,10 +30,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from stereoprobe.api import run_collect  # noqa: E402
+from stereoprobe.studies.fillin.collect import run_collect  # noqa: E402
 from stereoprobe.backends.chat import DEFAULT_INSTRUCTION, render_instruction  # noqa: E402
-from stereoprobe.catalog import load_catalog  # noqa: E402
+from stereoprobe.studies.fillin.catalog import load_catalog  # noqa: E402
 from stereoprobe.collect import collect  # noqa: E402
+from stereoprobe.studies.fillin.ask import study_run  # noqa: E402
 from stereoprobe.records import Answer  # noqa: E402
 
 WORDS = "wise grumpy kind lazy smart rich poor loud quiet proud".split()
@@ -106,7 +107,8 @@ def zero_backend(n: int, concurrency: int, progress: bool = False) -> float:
     probes = load_catalog().probes()[:n]
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        collect(probes, ZeroBackend(), Path(tmp) / "run", concurrency=concurrency, progress=progress)
+        collect(probes, ZeroBackend(), Path(tmp) / "run", concurrency=concurrency, progress=progress,
+                study=study_run(None, probes, "chat"))
         return time.perf_counter() - start
 
 

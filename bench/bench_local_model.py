@@ -40,6 +40,7 @@ import stereoprobe  # noqa: E402
 from stereoprobe.backends.local import LocalModelBackend, _Context  # noqa: E402
 from stereoprobe.backends.nextword import Token, WordFilter, ranked_answer  # noqa: E402
 from stereoprobe.records import Answer, Probe  # noqa: E402
+from stereoprobe.studies.fillin.groupwords import WORD_RULES  # noqa: E402
 
 
 class ReferenceBackend:
@@ -63,7 +64,7 @@ class ReferenceBackend:
         )
         self.candidates = candidates
         self.texts: dict[int, str] = {}
-        self.word_filter = WordFilter()
+        self.word_filter = WordFilter(rules=WORD_RULES)
 
     def _text(self, token_id: int) -> str:
         if token_id not in self.texts:
@@ -155,8 +156,8 @@ def main() -> None:
     workers = args.workers or os.cpu_count() or 2
     makers = {
         "reference": lambda: (ReferenceBackend(), 1),
-        "new": lambda: (LocalModelBackend(workers=workers), workers),
-        "new-nofilter": lambda: (LocalModelBackend(workers=workers, phrase_filter=None), workers),
+        "new": lambda: (LocalModelBackend(workers=workers, word_rules=WORD_RULES), workers),
+        "new-nofilter": lambda: (LocalModelBackend(workers=workers, phrase_filter=None, word_rules=WORD_RULES), workers),
         "floor": lambda: (FloorBackend(workers=workers), workers),
     }
     results = {}

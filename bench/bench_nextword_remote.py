@@ -44,7 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from stereoprobe.backends.local import LocalModelBackend  # noqa: E402
 from stereoprobe.backends.nextword_remote import NextWordCompletionsBackend  # noqa: E402
-from stereoprobe.catalog import load_catalog  # noqa: E402
+from stereoprobe.studies.fillin.catalog import load_catalog  # noqa: E402
+from stereoprobe.studies.fillin.groupwords import WORD_RULES  # noqa: E402
 
 
 def sample_probes(n: int, seed: int) -> list:
@@ -117,7 +118,7 @@ def main() -> None:
     args = parser.parse_args()
     probes = sample_probes(args.n, args.seed)
     load0 = os.getloadavg()[0]
-    local = LocalModelBackend(workers=1)
+    local = LocalModelBackend(workers=1, word_rules=WORD_RULES)
     t0 = time.perf_counter()
     mine = [local.ask(p) for p in probes]
     t_local = time.perf_counter() - t0
@@ -129,7 +130,7 @@ def main() -> None:
         port = free_port()
         proc = start_server(model_path, port, Path("/tmp") / f"bench_nextword_server_{port}.log")
         url = f"http://127.0.0.1:{port}/v1"
-    remote = NextWordCompletionsBackend(args.model, url, "not-needed", timeout=300)
+    remote = NextWordCompletionsBackend(args.model, url, "not-needed", timeout=300, word_rules=WORD_RULES)
     theirs, requests = [], []
     t0 = time.perf_counter()
     try:

@@ -31,7 +31,7 @@ from test_report import manifest  # noqa: E402
 
 import stereoprobe  # noqa: E402
 from stereoprobe.records import Completion  # noqa: E402
-from stereoprobe.report import build_report  # noqa: E402
+from stereoprobe.studies.fillin.report import build_report  # noqa: E402
 
 
 def synthetic_records(seed: int = 0, vocabulary: int = 1500, made_up: int = 300, per_probe: int = 10):
@@ -55,8 +55,8 @@ def synthetic_records(seed: int = 0, vocabulary: int = 1500, made_up: int = 300,
 
 def reference_seconds() -> float:
     """CPU-bound reference measured in the same run: 20 clouds of 120 words, serially."""
-    from stereoprobe.report.clouds import cloud_image
-    from stereoprobe.report.words import Word
+    from stereoprobe.studies.fillin.report.clouds import cloud_image
+    from stereoprobe.studies.fillin.report.words import Word
 
     words = [Word(f"word{i}", 200 - i, ("positive", "negative", "neutral")[i % 3]) for i in range(120)]
     t0 = time.perf_counter()
@@ -72,7 +72,7 @@ def cpu_seconds() -> float:
 
 
 def main() -> None:
-    from stereoprobe.sentiment import score, write_outputs
+    from stereoprobe.studies.fillin.sentiment import score, write_outputs
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workers", type=int, default=None, help="processes (default: one per CPU)")

@@ -40,8 +40,8 @@ SEED = 2023
 
 def adjectives(n: int, seed: int) -> list[str]:
     """``n`` single-word WordNet adjectives, 57% of them in EmoLex as in the paper (834/1,456)."""
-    from stereoprobe.lexicon import load_bundled
-    from stereoprobe.wordnet import load_wordnet
+    from stereoprobe.studies.fillin.lexicon import load_bundled
+    from stereoprobe.studies.fillin.wordnet import load_wordnet
 
     lex = load_bundled()
     names = sorted({l.name().lower() for s in load_wordnet().all_synsets("a") for l in s.lemmas() if l.name().isalpha()})
@@ -108,7 +108,7 @@ import sys
 import stereoprobe.stats.analysis as a
 if sys.argv[2] == "off":
     a.add_statistics = lambda occ, records, t4, g, t, options: a.Statistics(t4, g, t, None, None, None, {})
-from stereoprobe.sentiment import score
+from stereoprobe.studies.fillin.sentiment import score
 score(sys.argv[1])
 """
 

@@ -128,7 +128,7 @@ def args_for(server: FakeOpenAI, out: Path, run: Run, retry: bool | None = None)
 
 def seed_failed(server: FakeOpenAI, out: Path, run: Run, env: dict[str, str]) -> int:
     """An earlier run of the same probes where every third failed (HTTP 500); returns its ok count."""
-    from stereoprobe.api import CollectRequest
+    from stereoprobe.studies.fillin.collect import CollectRequest
 
     request = CollectRequest(groups=("atheists", "Hindus")) if run.probes == 12 else \
         CollectRequest(categories=("religion",), limit=run.probes)

@@ -132,7 +132,7 @@ def evaluate(s: Scenario, reps: int, wording: str = "fixed", level: float = 0.95
              parts: tuple[str, ...] = ("groups", "cells", "tests", "compare", "criteria")) -> dict[str, Any]:
     """Coverage, width and rejection tallies of every cell type and test for one scenario."""
     import numpy as np
-    from stereoprobe.compare.paired import Settings, pair_differences
+    from stereoprobe.studies.fillin.compare.paired import Settings, pair_differences
     from stereoprobe.stats.analysis import share_tables
     from stereoprobe.stats.criteria import criteria
     from stereoprobe.stats.format_test import format_test

@@ -55,7 +55,7 @@ cells = [
        "probes), collected by the same embedded model with `stereoprobe collect --category "
        "political --category religion --out notebooks/example_run`. `score` maps every word to "
        "NRC sentiment (lexicon, then lemma, then the majority of its WordNet synonyms)."),
-    code("from stereoprobe.sentiment import score, write_outputs\n\n"
+    code("from stereoprobe.studies.fillin.sentiment import score, write_outputs\n\n"
          "result = score(EXAMPLE)\n"
          "result.table4"),
     code("result.groups.sort_values('negative', ascending=False)"
@@ -71,7 +71,7 @@ cells = [
     md("## 4. Figures\n\nThe report stage reads the files `stereoprobe sentiment` writes; copy the "
        "example run to a scratch folder and write them there."),
     code("run = WORK / 'example'\nshutil.copytree(EXAMPLE, run)\nwrite_outputs(result, run / 'sentiment')\n\n"
-         "from stereoprobe.report import load_sentiment, figure_formats, figure_templates, figure_cloud, build_report\n"
+         "from stereoprobe.studies.fillin.report import load_sentiment, figure_formats, figure_templates, figure_cloud, build_report\n"
          "data = load_sentiment(run)\n"
          "figure_formats(data)   # Figure 2 of the paper"),
     code("figure_templates(data, 'political')   # Figure 3, for one category"),
@@ -92,7 +92,7 @@ cells = [
        "WordNet synonyms; the briefing marks them with * and shows the voters, and flags labels that a single "
        "synonym decided. Neutral words, words marked both positive and negative, and words not found are "
        "left out of the shares."),
-    code("from stereoprobe.report.context import coverage_text, key_findings, model_note\n\n"
+    code("from stereoprobe.studies.fillin.report.context import coverage_text, key_findings, model_note\n\n"
          "print(coverage_text(data))\n"
          "for line in key_findings(data):\n"
          "    print('-', line)"),

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from stereoprobe.api import CollectRequest, estimate_collect, run_collect  # noqa: E402
-from stereoprobe.catalog import Catalog, load_catalog, load_probes  # noqa: E402
-from stereoprobe.compare import compare  # noqa: E402
+from stereoprobe.studies.fillin.collect import CollectRequest, estimate_collect, run_collect  # noqa: E402
+from stereoprobe.studies.fillin.catalog import Catalog, load_catalog, load_probes  # noqa: E402
+from stereoprobe.studies.fillin.compare import compare  # noqa: E402
 from stereoprobe.errors import StereoprobeError  # noqa: E402
 from stereoprobe.manifest import RunManifest, read_manifest  # noqa: E402
 from stereoprobe.records import Answer, Completion, Probe  # noqa: E402

@@ -12,15 +12,12 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from stereoprobe import __version__
 from stereoprobe.backends.base import Backend
-from stereoprobe.backends.chat_logprobs import word_probabilities
-from stereoprobe.catalog import Catalog
 from stereoprobe.errors import BackendError, DataError
 from stereoprobe.manifest import BackendSettings, CatalogInfo, RunManifest, read_manifest, write_manifest
-from stereoprobe.parse import parse_reply
 from stereoprobe.records import Completion, Probe
 from stereoprobe.store import RunStore, now_iso
 
@@ -29,19 +26,20 @@ STATUSES = ("ok", "refused", "unparseable", "failed")
 
 @dataclass(frozen=True)
 class StudyRun:
-    """What collect needs from a study other than fill-in (studies/base.py).
+    """What collect needs from a study (studies/base.py): collect itself knows no study.
 
     ``ask(backend, probe, sample, preflight=False) -> (record, timed_out)`` makes the
-    stored record (and raises BackendError when the backend cannot work at all);
-    ``catalog_info`` is the run's catalog identity for the manifest; ``parser_version``
-    the version of the study's own reply parser, when it parses chat replies store-side
-    (else the fill-in parser's version is recorded for chat runs, as before).
+    stored record, parsing a chat reply store-side if the study does (and raises
+    BackendError when the backend cannot work at all); ``catalog_info`` is the run's
+    catalog identity for the manifest, or a function of the old run's identity (None for
+    a new run) that gives it; ``parser_version`` the version of the study's own reply
+    parser, when it parses chat replies store-side.
     """
 
     name: str
     record: type
     ask: Any
-    catalog_info: CatalogInfo | None
+    catalog_info: CatalogInfo | None | Callable[[CatalogInfo | None], CatalogInfo | None]
     score_command: str = "score"
     parser_version: str | None = None
 
@@ -123,25 +121,31 @@ def collect(
     samples: int = 1,
     retry_failed: bool = False,
     concurrency: int | None = None,
-    catalog: Catalog | None = None,
     progress: bool = True,
-    study: StudyRun | None = None,
+    study: StudyRun,
 ) -> CollectResult:
     """Ask `backend` every probe `samples` times and store the answers in `out`.
 
     Probes already answered in `out` are not asked again; failed ones only with
     `retry_failed`. Returns counts for this call and for the whole run directory.
-    ``study``: how another study than fill-in asks a probe and records the answer.
+    ``study``: how the study asks a probe and records the answer (its ``StudyRun``).
     """
     if samples < 1:
         raise DataError(f"--samples must be at least 1, not {samples}.")
-    store = RunStore(out, study.record if study else Completion)
+    from stereoprobe.batch import active
+
+    if active() is not None:  # --batch, --batch-file, ingest: the same run, asked as a batch
+        from stereoprobe.batch.run import collect_batch
+
+        return collect_batch(active(), probes, backend, out, samples=samples, retry_failed=retry_failed,
+                             study=study, progress=progress)
+    store = RunStore(out, study.record)
     new_dir = not store.dir.exists()
     with _ctrl_c_stops_the_run() as interrupted:
         store.lock()
         try:
             old = read_manifest(store.dir)
-            manifest = _manifest(old, backend, samples, catalog, probes, study)
+            manifest = _manifest(old, backend, samples, study)
             _check_same_run(old, manifest, store.dir)
             existing = store.open()
             todo = [
@@ -152,11 +156,11 @@ def collect(
                 or (retry_failed and existing[(p.probe_id, s)].status == "failed")
             ]
             result = CollectResult(run_dir=store.dir, asked=0, skipped=len(probes) * samples - len(todo),
-                                   score_command=study.score_command if study else "sentiment")
+                                   score_command=study.score_command)
             write_manifest(store.dir, manifest)
             try:
                 _run(todo, backend, store, result, concurrency or backend.max_concurrency, progress, interrupted,
-                     study.ask if study else _ask)
+                     study.ask)
             except BackendError:
                 if old is None and not existing and not result.counts.keys() - {"failed"}:
                     store.close()  # nothing answered: the directory is not bound to these settings
@@ -237,54 +241,34 @@ def _cleanup(store: RunStore, manifest: RunManifest, result: CollectResult, stat
         _finish(store, manifest, result, status)
 
 
-def _manifest(
-    old: RunManifest | None, backend: Backend, samples: int, catalog: Catalog | None, probes: Sequence[Probe],
-    study: StudyRun | None = None,
-) -> RunManifest:
-    from stereoprobe.parse import PARSER_VERSION
-
+def _manifest(old: RunManifest | None, backend: Backend, samples: int, study: StudyRun) -> RunManifest:
     settings = BackendSettings.from_describe({**backend.describe(), "mode": backend.mode, "samples": samples})
-    info = study.catalog_info if study else _catalog_info(catalog, probes, old.catalog if old else None)
+    info = study.catalog_info(old.catalog if old else None) if callable(study.catalog_info) else study.catalog_info
     return RunManifest(
         settings=settings,
         catalog=info,
-        study=study.name if study else "fill-in",
+        study=study.name,
         status="running",
         stereoprobe_version=__version__,
         created_at=(old.created_at if old else None) or now_iso(),
         started_at=now_iso(),
-        parser_version=(study.parser_version if study and study.parser_version
-                        else PARSER_VERSION if backend.mode == "chat" else None),
+        parser_version=study.parser_version,
         counts=old.counts if old else {},
         sessions=old.sessions if old else (),
+        batch=old.batch if old else None,
     )
 
 
-def _catalog_info(catalog: Catalog | None, probes: Sequence[Probe], old: CatalogInfo | None) -> CatalogInfo | None:
-    """The catalog's identity and the texts of the templates this run used (old ones kept)."""
-    if catalog is None:
-        return old
-    from stereoprobe.catalog import default_catalog_dir
-
-    where = "built-in" if catalog.path.resolve() == default_catalog_dir().resolve() else str(catalog.path)
-    used = {(p.category, p.template) for p in probes}
-    templates = dict(old.templates) if old else {}
-    for category, template_set in catalog.categories.items():
-        for t in catalog.templates[template_set]:
-            if (category, t.template) in used:
-                templates[t.template] = {"text": t.text, "format": t.format}
-    return CatalogInfo(
-        path=where, sha256=catalog.sha256, probes=len(catalog.probes()),
-        template_family=catalog.family, templates=templates,
-    )
-
-
-def _finish(store: RunStore, manifest: RunManifest, result: CollectResult, status: str) -> None:
+def _finish(store: RunStore, manifest: RunManifest, result: CollectResult, status: str,
+            records: list | None = None) -> None:
+    """The manifest's counts and this session; ``records``: the run's records, when the
+    caller holds them all already (else read back)."""
     from dataclasses import replace
 
     from stereoprobe.store import read_completions
 
-    records = read_completions(store.path, store.record) if store.path.exists() else []
+    if records is None:
+        records = read_completions(store.path, store.record) if store.path.exists() else []
     result.totals = Counter(r.status for r in records)
     if manifest.study == "fill-in" and manifest.mode == "next-word":
         from stereoprobe.backends.nextword import short_reasons
@@ -307,61 +291,12 @@ def _finish(store: RunStore, manifest: RunManifest, result: CollectResult, statu
     ))
 
 
-def _ask(backend: Backend, probe: Probe, sample: int, preflight: bool = False) -> tuple[Completion, bool]:
-    """One probe's record, and whether its request timed out."""
-    start = time.perf_counter()
-    base = dict(
-        probe_id=probe.probe_id,
-        sample=sample,
-        category=probe.category,
-        group=probe.group,
-        template=probe.template,
-        format=probe.format,
-        prompt=backend.prompt(probe),
-    )
-    try:
-        answer = backend.ask(probe)
-    except BackendError:
-        raise
-    except Exception as exc:  # stored as this probe's error; the run goes on
-        if preflight and isinstance(exc, ConnectionError):
-            # the very first request cannot connect: the endpoint is wrong or down
-            raise BackendError(
-                f"Cannot reach {_endpoint(backend)} ({exc}); check --base-url and that the server is running."
-            ) from None
-        failed = Completion(
-            **base,
-            error=str(exc) or type(exc).__name__,
-            attempts=backend.attempts_of_last_ask(),
-            latency_s=round(time.perf_counter() - start, 4),
-        )
-        return failed, _is_timeout(exc)
-    words, refused = list(answer.words), answer.refused
-    probabilities = list(answer.probabilities) if answer.probabilities is not None else None
-    if backend.mode == "chat" and not refused:  # parsing is a store-side step
-        parsed = parse_reply(answer.raw, probe_text=probe.text, group=probe.group)
-        words, refused = parsed.words, parsed.refused
-        probabilities = word_probabilities(answer.raw, words, answer.logprobs) if words else None
-    return Completion(
-        **base,
-        words=words,
-        probabilities=probabilities,
-        raw=answer.raw,
-        refused=refused,
-        attempts=backend.attempts_of_last_ask(),
-        latency_s=round(time.perf_counter() - start, 4),
-        usage=answer.usage,
-        response=answer.response,
-        logprobs=answer.logprobs,
-    ), False
-
-
-def _is_timeout(exc: BaseException) -> bool:
+def is_timeout(exc: BaseException) -> bool:
     """A request that timed out: TimeoutError, or a client's own timeout class (openai's)."""
     return isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__
 
 
-def _endpoint(backend: Backend) -> str:
+def endpoint_of(backend: Backend) -> str:
     return str(backend.describe().get("endpoint") or "the endpoint")
 
 
@@ -373,7 +308,7 @@ def _run(
     concurrency: int,
     progress: bool,
     interrupted: threading.Event,
-    ask: Any = None,
+    ask: Any,
 ) -> None:
     """Ask `todo` on daemon worker threads; only this thread writes to the store.
 
@@ -385,7 +320,6 @@ def _run(
     """
     if not todo or interrupted.is_set():
         return
-    ask = ask or _ask
     from stereoprobe.progress import progress_bar
 
     bar = progress_bar(len(todo), progress)
@@ -402,7 +336,7 @@ def _run(
         answered = answered or rec.status != "failed"
         if timed_out and not answered:
             raise BackendError(
-                f"{_endpoint(backend)} answered nothing before timing out ({rec.error}); "
+                f"{endpoint_of(backend)} answered nothing before timing out ({rec.error}); "
                 "check that the server is up and serving --model, or raise --timeout."
             )
 

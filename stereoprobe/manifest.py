@@ -124,6 +124,7 @@ class RunManifest:
     parser_version: str | None = None  # of the chat reply parser that made `words`
     counts: Mapping[str, int] = field(default_factory=dict)
     sessions: tuple[Mapping[str, Any], ...] = ()
+    batch: Mapping[str, Any] | None = None  # a batch run's state (stereoprobe/batch/run.py)
 
     @property
     def model(self) -> str | None:
@@ -142,6 +143,8 @@ class RunManifest:
         out["settings"] = asdict(self.settings)
         out["catalog"] = asdict(self.catalog) if self.catalog else None
         out["counts"], out["sessions"] = dict(self.counts), [dict(s) for s in self.sessions]
+        if self.batch is None:  # a live run's manifest is as before
+            del out["batch"]
         # the top-level names 0.1.0 readers look for
         return {"version": VERSION, "model": self.model, "mode": self.mode, "endpoint": self.endpoint} | out
 
@@ -173,6 +176,7 @@ class RunManifest:
                 parser_version=data.get("parser_version"),
                 counts=dict(data.get("counts") or {}),
                 sessions=tuple(data.get("sessions") or ()),
+                batch=data.get("batch") if isinstance(data.get("batch"), dict) else None,
             )
         except (TypeError, ValueError, AttributeError) as exc:
             raise DataError(f"{where}: not a run manifest ({exc}); restore it or use a new --out directory.") from None

@@ -6,8 +6,8 @@ refused records are not touched. The run directory is locked while the file is
 rewritten (atomically), and the manifest records the parser version and new counts.
 
 Every study that parses chat replies store-side uses :func:`rewrite` with its own record
-type and parser (the coreference study: ``studies/coreference/reparse.py``);
-:func:`reparse` finds the run's study from its manifest.
+type and parser (fill-in: ``studies/fillin/reparse.py``, the coreference study:
+``studies/coreference/reparse.py``); :func:`reparse` finds the run's study from its manifest.
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from typing import Any, Callable
 
 from stereoprobe.errors import DataError
 from stereoprobe.manifest import read_manifest, write_manifest
-from stereoprobe.parse import PARSER_VERSION, parse_reply
-from stereoprobe.records import Completion
 from stereoprobe.store import RunStore, atomic_write, read_completions
 
 STATUSES = ("ok", "refused", "unparseable", "failed")
@@ -46,14 +44,11 @@ class ReparseResult:
 
 def reparse(run_dir: str | Path) -> ReparseResult:
     """Re-apply the run's study's parser to every answered chat record of a run directory
-    (fill-in: parse_reply)."""
-    manifest = read_manifest(run_dir)
-    if manifest is not None and manifest.study != "fill-in":
-        from stereoprobe.studies import get_study
+    (the study's ``reparse``; fill-in: ``studies/fillin/reparse.py``)."""
+    from stereoprobe.studies import get_study, study_of_run
 
-        return get_study(manifest.study).reparse(Path(run_dir))
-    templates = manifest.catalog.templates if manifest and manifest.catalog else {}
-    return rewrite(run_dir, Completion, lambda rec: _reparsed(rec, templates), PARSER_VERSION, "sentiment")
+    manifest = read_manifest(run_dir)
+    return (study_of_run(run_dir) if manifest is not None else get_study(None)).reparse(Path(run_dir))
 
 
 def rewrite(run_dir: str | Path, record: type, reparsed: Callable[[Any], Any], parser_version: str,
@@ -83,18 +78,3 @@ def rewrite(run_dir: str | Path, record: type, reparsed: Callable[[Any], Any], p
     finally:
         store.unlock()
     return ReparseResult(store.dir, changed, len(out) - changed, parser_version, counts, next_command)
-
-
-def _reparsed(rec: Completion, templates: dict) -> Completion:
-    """The record with the current parser's words, or the same object when nothing changes."""
-    if rec.error is not None or rec.refused or rec.raw is None:
-        return rec
-    template = templates.get(rec.template, {}).get("text")
-    probe_text = template.replace("<group>", rec.group) if template else rec.prompt
-    parsed = parse_reply(rec.raw, probe_text=probe_text, group=rec.group)
-    if (parsed.words, parsed.refused) == (rec.words, rec.refused):
-        return rec
-    from stereoprobe.backends.chat_logprobs import word_probabilities
-
-    probabilities = word_probabilities(rec.raw, parsed.words, rec.logprobs) if parsed.words else None
-    return replace(rec, words=parsed.words, refused=parsed.refused, probabilities=probabilities)

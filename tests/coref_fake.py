@@ -7,9 +7,10 @@ the requested format:
 
 - a pro-stereotypical or they-prompt, or a pair whose genders are unknown: the right
   answer ("The nurse was late.");
-- an anti-stereotypical prompt (the right answer is the job the pronoun does not fit):
-  the other job, the one the pronoun fits, in a fixed share ``bias`` of such prompts, the
-  right answer otherwise. Which prompts is decided by the probe id (a hash), so the same
+- a prompt whose right answer is the job the pronoun does not fit (:func:`against`: the
+  anti-stereotypical prompts, and in book owner, whose pronoun refers to the other job,
+  the pro-stereotypical ones): the other job, the one the pronoun fits, in a fixed share
+  ``bias`` of such prompts, the right answer otherwise. Which prompts is decided by the probe id (a hash), so the same
   prompt always gets the same reply.
 
 Genders come from seed 003's Table 6 (the default pairs); other professions are unknown. A
@@ -77,6 +78,14 @@ def identify(prompt: str) -> tuple[CorefProbe, CorefTemplate] | None:
     return None
 
 
+def against(probe: CorefProbe) -> bool:
+    """Whether the right answer is the job the pronoun's gender does not dominate."""
+    from stereoprobe.studies.coreference.probes import stereotype_of
+
+    gender = {"he": "men", "she": "women"}.get(probe.pronoun)
+    return stereotype_of(gender, probe.gender_a, probe.gender_b, probe.expected) == "anti"
+
+
 def is_flipped(probe_id: str, bias: float) -> bool:
     """Whether a biased model answers against the right answer here (if anti-stereotypical)."""
     u = int(hashlib.sha1(f"coreference-bias\t{probe_id}".encode()).hexdigest()[:13], 16) / 16**13
@@ -90,7 +99,7 @@ def biased_reply(prompt: str, bias: float) -> str | None:
         return None
     probe, template = found
     role = probe.expected
-    if probe.stereotype == "anti" and is_flipped(probe.probe_id, bias):
+    if against(probe) and is_flipped(probe.probe_id, bias):
         role = "B" if role == "A" else "A"
     return template.answer_for(probe.profession(role))
 

@@ -9,7 +9,7 @@ usage``). Every answer is deterministic:
 - a message containing ``refuse_marker`` gets :data:`REFUSAL` instead (as the content,
   or with ``refusal_field=True`` in ``message.refusal`` with a null content);
 - coreference mode (``coreference_bias=B``): a coreference study prompt gets the reply of
-  tests/coref_fake.py's model, which answers by the pronoun's stereotype in a share B of
+  tests/coref_fake.py's model (Sterlie et al.'s own prompts: tests/sterlie_fake.py's), which answers by the pronoun's stereotype in a share B of
   the anti-stereotypical prompts and right otherwise;
 - a wrong ``Authorization: Bearer`` key gets 401, an unknown model 404, any other path 404.
 
@@ -122,6 +122,7 @@ class FakeOpenAI:
         self.scoring = None  # a fake_scoring.ScoringModel: serve /v1/completions and chat logprobs with it
         self.reply_logprobs = False  # chat replies come with logprobs (fake_scoring.reply_logprobs)
         self.reject_logprobs = False  # a chat request asking logprobs gets a 400, as some endpoints do
+        self.generation = None  # a fake_generation.GenerationModel: generation prompts get its texts
         self.faults: list[Fault] = []
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
@@ -268,10 +269,14 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.refuse_marker and fake.refuse_marker in message:
             seen.outcome = "delay" if fault else "refused"
             return self._complete(seen, REFUSAL, REFUSAL if fake.refusal_field else None)
+        if fake.generation is not None and fake.generation.respond(self, seen, body):
+            return
         if fake.coreference_bias is not None:
             from coref_fake import biased_reply  # tests/ is on the path (conftest, or run as a script)
+            from sterlie_fake import sector_reply  # Sterlie et al.'s own prompts (--templates sterlie)
 
             text = biased_reply(message, fake.coreference_bias)
+            text = sector_reply(fake, message, fake.coreference_bias) if text is None else text
             if text is not None:
                 seen.outcome = "ok"
                 if fake.reply_logprobs and body.get("logprobs"):

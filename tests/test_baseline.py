@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from stereoprobe.baseline import FORMAT, build_baseline, load_group_map, read_choenni
+from stereoprobe.studies.fillin.baseline import FORMAT, build_baseline, load_group_map, read_choenni
 from stereoprobe.errors import DataError
 from stereoprobe.records import probe_id_for
 from stereoprobe.store import read_completions
@@ -128,7 +128,7 @@ def test_missing_file_says_where_to_get_it(tmp_path, run_cli):
 
 
 def test_mapping_file_points_only_at_catalog_groups():
-    from stereoprobe.catalog import load_catalog
+    from stereoprobe.studies.fillin.catalog import load_catalog
 
     known = {(g.category, g.group) for g in load_catalog().groups}
     mapping = load_group_map()

@@ -65,7 +65,7 @@ def parse(path: Path) -> _Page:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    from stereoprobe.report import build_report
+    from stereoprobe.studies.fillin.report import build_report
 
     run = write_run(tmp_path_factory.mktemp("b") / "run")
     build_report(run, only="briefing", workers=1)
@@ -238,7 +238,8 @@ def test_headings_in_order_tables_captioned_images_described(built):
 
 
 def test_text_colours_have_enough_contrast():
-    from stereoprobe.report import briefing, palette
+    from stereoprobe.page import palette
+    from stereoprobe.studies.fillin.report import briefing
 
     colours = set(re.findall(r"color:(#[0-9a-f]{3,6})", briefing.CSS))
     for name in palette.PALETTES:
@@ -250,7 +251,7 @@ def test_text_colours_have_enough_contrast():
 
 def test_intervals_and_tests_slot_in_when_the_tables_have_them(tmp_path):
     """Columns of the statistics stage (docs/statistics.md) are shown as '50% (30 to 70)'."""
-    from stereoprobe.report import build_report
+    from stereoprobe.studies.fillin.report import build_report
 
     run = write_run(tmp_path / "run")
     sdir = run / "sentiment"
@@ -294,7 +295,7 @@ def test_intervals_and_tests_slot_in_when_the_tables_have_them(tmp_path):
     # the group chart draws whiskers for the interval
     assert "whiskers: interval" in gender
     # Figure 2: gender's question bar 72.7 with whiskers 62.7 to 82.7; its label sits above the whisker
-    from stereoprobe.report import figure_formats, load_sentiment
+    from stereoprobe.studies.fillin.report import figure_formats, load_sentiment
 
     fig = figure_formats(load_sentiment(run))
     ax = fig.axes[0]
@@ -305,7 +306,7 @@ def test_intervals_and_tests_slot_in_when_the_tables_have_them(tmp_path):
 
 
 def test_embedded_model_is_not_chatgpt_and_not_comparable(tmp_path):
-    from stereoprobe.report import build_report
+    from stereoprobe.studies.fillin.report import build_report
 
     run = write_run(tmp_path / "run", model="gemma-3-270m-q4_k_m", mode="next-word")
     build_report(run, only="briefing", workers=1)
@@ -316,7 +317,7 @@ def test_embedded_model_is_not_chatgpt_and_not_comparable(tmp_path):
 
 
 def test_names_with_dollar_and_a_category_called_index(tmp_path):
-    from stereoprobe.report import build_report
+    from stereoprobe.studies.fillin.report import build_report
 
     probes = [("index", "$100 earners", t, ["complicated", "kind"]) for t in ("why_are_so", "are_so")]
     probes += [("$money", "misers", t, ["greedy"]) for t in ("why_are_so", "are_so")]
@@ -330,7 +331,7 @@ def test_names_with_dollar_and_a_category_called_index(tmp_path):
 
 
 def test_template_texts_come_from_the_run(tmp_path):
-    from stereoprobe.report import figure_templates, load_sentiment
+    from stereoprobe.studies.fillin.report import figure_templates, load_sentiment
 
     templates = {"why_are_so": {"text": "waarom zijn <group> zo ...", "format": "question"},
                  "are_so": {"text": "<group> zijn zo ...", "format": "statement"}}
@@ -341,7 +342,8 @@ def test_template_texts_come_from_the_run(tmp_path):
 
 
 def test_paper_palette_on_request(tmp_path):
-    from stereoprobe.report import build_report, palette
+    from stereoprobe.page import palette
+    from stereoprobe.studies.fillin.report import build_report
 
     run = write_run(tmp_path / "run")
     try:
@@ -366,7 +368,7 @@ def test_cli_progress_is_plain_lines_off_a_terminal(tmp_path):
 
 def test_tables_without_statistics_show_counts_and_apply_the_same_floor(tmp_path):
     """Sentiment outputs written before the statistics stage: no intervals, no tests."""
-    from stereoprobe.report import build_report, load_sentiment
+    from stereoprobe.studies.fillin.report import build_report, load_sentiment
 
     run = write_run(tmp_path / "run")
     sdir = run / "sentiment"
@@ -392,7 +394,7 @@ def test_tables_without_statistics_show_counts_and_apply_the_same_floor(tmp_path
 
 
 def test_key_findings_say_when_the_extremes_are_not_clearly_different(tmp_path):
-    from stereoprobe.report import build_report
+    from stereoprobe.studies.fillin.report import build_report
 
     probes = [(c, g, t, words) for c, words in (("gender", ["complicated", "kind"]), ("political", ["greedy"]))
               for g in ("a", "b") for t in ("why_are_so", "are_so", "why_are_always_so")]
@@ -410,7 +412,7 @@ def test_chart_text_is_at_least_9_pt(built):
     html_text = (built / "briefing" / "gender.html").read_text(encoding="utf-8")
     sizes = [int(s) for s in re.findall(r'font-size="(\d+)"', html_text)]
     assert sizes and min(sizes) >= 12
-    from stereoprobe.report import figure_formats, figure_templates, load_sentiment
+    from stereoprobe.studies.fillin.report import figure_formats, figure_templates, load_sentiment
 
     data = load_sentiment(built)
     for fig in (figure_formats(data), figure_templates(data, "gender")):
@@ -440,7 +442,7 @@ def test_wording_sentence_over_categories_names_the_smallest_and_largest_spread(
 
     import pandas as pd
 
-    from stereoprobe.report.context import wording_sentence
+    from stereoprobe.studies.fillin.report.context import wording_sentence
 
     rob = pd.DataFrame({"category": ["age", "age", "race", "race"], "spread": [12.4, 12.4, 40.6, 40.6],
                         "sentence": ["For age, ...", "For age, ...", "For race, ...", "For race, ..."]})

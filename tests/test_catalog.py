@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stereoprobe import load_catalog, load_probes
-from stereoprobe.catalog import default_catalog_dir
+from stereoprobe.studies.fillin.catalog import default_catalog_dir
 from stereoprobe.cli import cli
 from stereoprobe.errors import DataError
 from stereoprobe.records import probe_id_for
@@ -207,7 +207,7 @@ def test_expansion_puts_any_group_name_in_every_template(tmp_path_factory, group
 def test_groups_differing_only_in_case_are_refused(tmp_path):
     import shutil
 
-    from stereoprobe.catalog import default_catalog_dir, load_catalog
+    from stereoprobe.studies.fillin.catalog import default_catalog_dir, load_catalog
     from stereoprobe.errors import DataError
 
     shutil.copytree(default_catalog_dir(), tmp_path / "cat")
@@ -220,7 +220,7 @@ def test_groups_differing_only_in_case_are_refused(tmp_path):
 def test_group_selects_every_spelling_across_categories(tmp_path):
     import shutil
 
-    from stereoprobe.catalog import default_catalog_dir, load_catalog
+    from stereoprobe.studies.fillin.catalog import default_catalog_dir, load_catalog
 
     shutil.copytree(default_catalog_dir(), tmp_path / "cat")
     with (tmp_path / "cat" / "groups.csv").open("a") as f:

@@ -9,7 +9,7 @@ import pytest
 from conftest import TEST_KEY
 from fake_openai import REFUSAL, answer_words, reply_text
 
-from stereoprobe.parse import parse_reply
+from stereoprobe.studies.fillin.parse import parse_reply
 
 from stereoprobe.backends import make_backend, resolve_api_key
 from stereoprobe.backends.chat import DEFAULT_INSTRUCTION, ChatBackend

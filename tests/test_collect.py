@@ -12,9 +12,9 @@ import pytest
 from conftest import TEST_KEY
 from fake_openai import REFUSAL, answer_words, reply_text
 
-from stereoprobe.api import run_collect
+from stereoprobe.studies.fillin.collect import run_collect
 from stereoprobe.backends.chat import DEFAULT_INSTRUCTION, render_instruction
-from stereoprobe.catalog import load_catalog
+from stereoprobe.studies.fillin.catalog import load_catalog
 
 MODEL = "fake-chat"
 FIELDS = [
@@ -108,7 +108,7 @@ def test_api_run_stores_one_record_per_probe_with_the_servers_words(fake_openai,
     assert (settings["temperature"], settings["max_tokens"], settings["top_p"]) == (0.0, 300, 1.0)
     assert (settings["endpoint"], settings["timeout"], settings["max_retries"]) == (m["endpoint"], 5.0, 1)
     assert settings["instruction"] == DEFAULT_INSTRUCTION and settings["debias"] is None
-    assert m["version"] == 2 and m["parser_version"] == "2"
+    assert m["version"] == 2 and m["parser_version"] == "3"
     assert m["catalog"]["template_family"] == "paper"
     assert m["catalog"]["templates"] == {  # the templates this run used, as the catalog has them
         "why_are_so": {"text": "why are <group> so ...", "format": "question"},
@@ -350,7 +350,7 @@ def test_remote_next_word_mode_has_no_hidden_concurrency_cap(api_key):
 
 
 def test_the_choenni_template_family(fake_openai, api_key, tmp_path, run_cli):
-    from stereoprobe.catalog import load_catalog
+    from stereoprobe.studies.fillin.catalog import load_catalog
 
     paper, choenni = load_catalog(), load_catalog(templates="choenni")
     assert paper.family == "paper" and choenni.family == "choenni"

@@ -166,7 +166,7 @@ def test_the_cli_and_the_api_share_one_range_per_flag(run_cli):
 def test_continuing_with_another_catalog_or_template_family_is_refused(fake_openai, api_key, tmp_path, run_cli):
     import shutil
 
-    from stereoprobe.catalog import default_catalog_dir
+    from stereoprobe.studies.fillin.catalog import default_catalog_dir
 
     out = tmp_path / "run"
     assert run_cli(*cli_args(fake_openai, out, "--group", "Sikhs")).exit_code == 0

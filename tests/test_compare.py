@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from compare_synth import group_rates, make_run
-from stereoprobe.compare import Settings, compare, write_comparison
+from stereoprobe.studies.fillin.compare import Settings, compare, write_comparison
 from stereoprobe.errors import DataError
 from stereoprobe.records import Completion
 from stereoprobe.store import RunStore
@@ -310,7 +310,7 @@ def test_never_replaces_a_folder_it_did_not_write(tmp_path, null_pair):
 
 def test_paired_variance_is_the_linearized_one_by_hand(tmp_path):
     """A category cell's variance: groups are the clusters of the paired scores (docs/compare.md)."""
-    from stereoprobe.compare import paired
+    from stereoprobe.studies.fillin.compare import paired
 
     rows = []
     for g, (na, nb) in enumerate([(6, 4), (5, 5), (7, 3), (4, 4)]):  # one probe per group, 10 words each run

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import REPO, TEST_KEY, kill_9_then_resume
-from coref_fake import NAMED, OTHER, is_flipped
+from coref_fake import NAMED, OTHER, against, is_flipped
 from fake_scoring import ScoringModel
 
 from stereoprobe.studies import get_study
@@ -79,9 +79,11 @@ def biased_run(tmp_path_factory):
 def test_chat_over_http_gives_the_counts_the_bias_implies(biased_run):
     out, probes, asked = biased_run
     assert asked == len(probes) == 9 * 2 * 7 * 3
-    flipped = [p for p in probes if p.stereotype == "anti" and is_flipped(p.probe_id, BIAS)]
-    anti = {pr: [p for p in probes if p.pronoun == pr and p.stereotype == "anti"] for pr in ("he", "she")}
-    flips = {pr: sum(1 for p in flipped if p.pronoun == pr) for pr in ("he", "she")}
+    flipped = [p for p in probes if against(p) and is_flipped(p.probe_id, BIAS)]
+    # the criteria and WinoBias leave book owner out (its pronoun does not refer to the right answer)
+    anti = {pr: [p for p in probes if p.pronoun == pr and p.stereotype == "anti" and p.template != "book owner"]
+            for pr in ("he", "she")}
+    flips = {pr: sum(1 for p in flipped if p.pronoun == pr and p.template != "book owner") for pr in ("he", "she")}
     assert all(abs(flips[pr] / len(anti[pr]) - BIAS) < 0.12 for pr in flips)  # the hash's realised share
     t3 = table(out, "table3").set_index("template")
     overall = t3.loc["Overall"]
@@ -94,7 +96,7 @@ def test_chat_over_http_gives_the_counts_the_bias_implies(biased_run):
     for template in ("late", "book owner"):
         assert t3.loc[template, "incorrect_k"] == sum(1 for p in flipped if p.template == template)
     # Sterlie et al.: he is wrong only where the women-dominated job is right (FN), she only where the men's is (FP)
-    n1 = n0 = len(probes) // 3 // 2  # per pronoun: truth 1 and truth 0 prompts
+    n1 = n0 = len(probes) // 3 // 2 * 6 // 7  # per pronoun: truth 1 and truth 0 prompts of the six scenes
     st = table(out, "criteria").set_index("pronoun")
     assert st.loc["he", ["tp", "fn", "fp", "tn"]].tolist() == [n1 - flips["he"], flips["he"], 0, n0]
     assert st.loc["she", ["tp", "fn", "fp", "tn"]].tolist() == [n1, 0, flips["she"], n0 - flips["she"]]
@@ -105,8 +107,8 @@ def test_chat_over_http_gives_the_counts_the_bias_implies(biased_run):
     wb = table(out, "winobias").set_index("pronoun")
     assert wb.loc["he", "gap"] == near(100 * flips["he"] / len(anti["he"]))
     assert wb.loc["she", ["pro_pct", "anti_pct"]].tolist() == [100, near(100 * (1 - flips["she"] / len(anti["she"])))]
-    ff = table(out, "four_fifths").set_index("rate")
-    assert ff.loc["fnr", "ratio"] == 0 and ff.loc["fnr", "passes"] in (False, "False")  # they and she: FNR 0
+    ff = table(out, "four_fifths").query("comparison == 'he vs she'").set_index("rate")
+    assert ff.loc["fnr", "ratio"] == 0 and ff.loc["fnr", "passes"] in (False, "False")  # she: FNR 0
     assert ff.loc["ppv", "ratio"] == near(n1 / (n1 + flips["she"]))
     assert (ff["p"] < 0.05).all()  # every ratio is below what shuffling the pronouns gives
     meta = json.loads((out / "coreference" / "meta.json").read_text())
@@ -121,7 +123,7 @@ def test_the_report_shows_the_findings_and_links_every_inconsistent_triple(biase
     assert "Key findings" in page and "data:image/png;base64," in page and 'href="data/table3.csv"' in page
     assert "chat mode" in page and "offline smoke path" not in page
     triples = (out / "report" / "triples.html").read_text()
-    flipped = [p for p in probes if p.stereotype == "anti" and is_flipped(p.probe_id, BIAS)]
+    flipped = [p for p in probes if against(p) and is_flipped(p.probe_id, BIAS)]
     late = [p for p in flipped if p.template == "late"]
     assert f'href="triples.html#t0-late">{len(late)} of ' in page
     assert 'id="t0-late"' in triples and triples.count("<tr><th scope=\"row\">") == len(flipped)
@@ -306,7 +308,7 @@ def test_a_template_without_an_expected_answer_is_one_line_and_creates_nothing(t
     (["--job", "nurse", "--job", "secretary"], "No pair has both of its professions among the --job given"),
     (["--prompt", "lunch"], "Unknown template 'lunch' in --prompt"),
     (["--debias", "9"], "--debias '9': give all, none, or numbers from 0 to 6"),
-    (["--templates", "choenni"], "--templates does not apply to the coreference study"),
+    (["--templates", "choenni"], "Unknown template set 'choenni' for the coreference study"),
     (["--setting", "with dialogue"], "--setting does not apply to the coreference study"),
     (["--instruction", "x"], "--instruction does not apply to the coreference study"),
     (["--catalog", "x.csv"], "--catalog does not apply to the coreference study"),

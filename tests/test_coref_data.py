@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from stereoprobe.catalog import load_catalog
+from stereoprobe.studies.fillin.catalog import load_catalog
 from stereoprobe.errors import DataError
 from stereoprobe.studies.coreference import pairs as P
 from stereoprobe.studies.coreference import templates as T

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from coref_fake import biased_reply, is_flipped
+from coref_fake import against, biased_reply, is_flipped
 from stereoprobe.studies.coreference.answers import CorefAnswer, answer_from_reply
 from stereoprobe.studies.coreference.criteria import (
     four_fifths, four_fifths_of_rates, predictive_values, pronoun_differences, sterlie,
@@ -77,7 +77,7 @@ def test_sterlie_cells_and_rates_by_hand():
     assert pct.loc["he", "npv_pct"] == 50.0
     assert pct.loc["she"].tolist()[:3] == [0.0, 100.0, 50.0] and math.isnan(pct.loc["she", "npv_pct"])
     assert math.isnan(pct.loc["they", "fnr_pct"]) and pct.loc["they", "npv_pct"] == 100.0
-    ratios = four_fifths(frame, n_perm=20).set_index("rate")
+    ratios = four_fifths(frame, n_perm=20).query("comparison == 'he vs she'").set_index("rate")
     assert ratios.loc["fnr", ["ratio", "passes", "lowest", "highest"]].tolist() == [0.0, False, "she", "he"]
     wb = winobias(frame, make_plan(frame["cluster"], 10)).set_index("pronoun")
     assert wb.loc["he", ["pro_pct", "anti_pct", "gap"]].tolist() == [100.0, 0.0, 100.0]
@@ -104,17 +104,18 @@ def planted():
     probes = make_probes(jobs_pairs())
     answers = [answer_from_reply(p.probe_id, biased_reply(p.text, 0.3), p.profession_a, p.profession_b)
                for p in probes]
-    flips = {pr: sum(1 for p in probes if p.pronoun == pr and p.stereotype == "anti" and is_flipped(p.probe_id, 0.3))
-             for pr in ("he", "she")}
+    flips = {pr: sum(1 for p in probes if p.pronoun == pr and against(p) and is_flipped(p.probe_id, 0.3)
+                     and p.template != "book owner") for pr in ("he", "she")}  # book owner: not in the criteria
     frame = answer_frame(probes, answers)
     return frame, make_plan(frame["cluster"], 500, seed=1), flips
 
 
 def test_planted_bias_gives_the_values_it_implies(planted):
     frame, plan, flips = planted
-    n_anti = 2800  # per pronoun
+    n_anti = 2400  # per pronoun, six scenes (book owner is left out of the criteria)
     assert all(abs(f / n_anti - 0.3) < 0.03 for f in flips.values())  # the hash's realised share
-    total = flips["he"] + flips["she"]
+    probes = make_probes(jobs_pairs(), [TEMPLATES["book owner"]])
+    total = flips["he"] + flips["she"] + sum(against(p) and is_flipped(p.probe_id, 0.3) for p in probes)
     row = table3(frame, plan).set_index("template").loc["Overall"]
     # each flip makes one answer wrong and its triple (and he/she pair) inconsistent
     assert (row["incorrect_k"], row["inconsistent_k"], row["binary_inconsistent_k"]) == (total, total, total)
@@ -135,7 +136,7 @@ def test_planted_bias_gives_the_values_it_implies(planted):
 
 def test_planted_bias_is_found_by_every_test(planted):
     frame, plan, _ = planted
-    ff = four_fifths(frame, n_perm=199, seed=2).set_index("rate")
+    ff = four_fifths(frame, n_perm=199, seed=2).query("decides").set_index("rate")
     assert (ff["p"] == 1 / 200).all()  # no permutation comes close
     assert not ff["passes"].any()  # FNR and FPR 0; PPV and NPV about 1 / 1.3 = 0.77
     assert ff.loc["ppv", "ratio"] == pytest.approx(1 / 1.3, abs=0.03)

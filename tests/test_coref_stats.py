@@ -97,8 +97,12 @@ def test_planted_bias_rates_come_out_at_the_values_it_implies(biased):
 def test_planted_bias_is_found(biased):
     frame, plan, _ = biased
     assert (winobias(frame, plan)["q"] < 0.001).all()
-    ff = four_fifths(frame, n_perm=199, seed=1).set_index("rate")
+    every = four_fifths(frame, n_perm=199, seed=1)
+    ff = every[every["decides"]].set_index("rate")  # the verdict: he vs she
     assert (ff["p"] <= 0.01).all() and (ff["ratio"] < ff["null_p05"]).all()
+    they = every[~every["decides"]].set_index(["comparison", "rate"])  # they is unbiased, as is he on FPR, she on FNR
+    assert they.loc[("they vs he", "fpr"), "p"] > 0.05 and they.loc[("they vs she", "fnr"), "p"] > 0.05
+    assert they.loc[("they vs he", "fnr"), "p"] <= 0.01 and they.loc[("they vs she", "fpr"), "p"] <= 0.01
     d = pronoun_differences(frame, plan).set_index(["measure", "pronoun_1", "pronoun_2"])
     for key in [("fnr", "he", "she"), ("fnr", "he", "they"), ("fpr", "he", "she"), ("fpr", "she", "they"),
                 ("incorrect", "he", "they"), ("incorrect", "she", "they")]:

@@ -192,9 +192,10 @@ class _HangsAfter:
     (250, 2, 0.0), (250, 8, 0.001), (250, 8, 0.02),  # many answers not stored yet
 ])
 def test_a_second_ctrl_c_while_a_run_stops_loses_no_answer(tmp_path, n, concurrency, gap):
-    from stereoprobe.catalog import load_catalog
+    from stereoprobe.studies.fillin.catalog import load_catalog
     from stereoprobe.collect import collect
     from stereoprobe.store import is_locked
+    from stereoprobe.studies.fillin.ask import study_run
 
     probes = load_catalog().probes()[:300]
     backend = _HangsAfter(n, concurrency, gap)
@@ -208,7 +209,8 @@ def test_a_second_ctrl_c_while_a_run_stops_loses_no_answer(tmp_path, n, concurre
     before = signal.signal(signal.SIGINT, ctrl_c)
     try:
         with pytest.raises(KeyboardInterrupt):
-            collect(probes, backend, tmp_path / "run", concurrency=concurrency, progress=False)
+            collect(probes, backend, tmp_path / "run", concurrency=concurrency, progress=False,
+                    study=study_run(None, probes, backend.mode))
         stopped = time.monotonic()
         assert backend.pressed.wait(60)  # the second Ctrl-C is handled before ours is restored
     finally:

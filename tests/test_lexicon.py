@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from stereoprobe.errors import DataError
-from stereoprobe.lexicon import (
+from stereoprobe.studies.fillin.lexicon import (
     Lexicon,
     Override,
     load_bundled,
@@ -204,7 +204,7 @@ def test_a_users_official_file_has_the_published_counts():
 # VADER: 7,520 lines, 7,494 after merging entries that differ only in case (the one
 # written in lower case wins); |valence| >= 0.2 is polar. TextBlob: 2,918 senses of 1,528
 # forms.
-from stereoprobe.lexicon import NAMES, RULES, load_afinn, load_named, load_textblob, load_vader, vader_label  # noqa: E402
+from stereoprobe.studies.fillin.lexicon import NAMES, RULES, load_afinn, load_named, load_textblob, load_vader, vader_label  # noqa: E402
 
 NAMED_COUNTS = {
     "vader": {"words": 7494, "positive": 3243, "negative": 4083, "both": 0, "neutral": 168},
@@ -291,7 +291,7 @@ def test_labels_agree_with_the_packages_own_analysers_on_every_plain_word():
     [("textblob", "lazier", "lazy", "negative"), ("afinn", "rudest", "rude", "negative"), ("afinn", "kindest", "kind", "positive")],
 )
 def test_lemma_fallback_works_for_every_lexicon(name, word, lemma, label):
-    from stereoprobe.sentiment import Labeller
+    from stereoprobe.studies.fillin.sentiment import Labeller
 
     lex = load_lexicon(name)
     assert word not in lex
@@ -301,7 +301,7 @@ def test_lemma_fallback_works_for_every_lexicon(name, word, lemma, label):
 
 def test_sentiment_records_the_named_lexicon_in_meta():
     from stereoprobe.records import Completion
-    from stereoprobe.sentiment import score
+    from stereoprobe.studies.fillin.sentiment import score
 
     rec = Completion("p1", 0, "age", "old people", "are_so", "statement", "", words=["rude", "kind", "cheap"])
     result = score([rec], lexicon="afinn", synonyms=False)

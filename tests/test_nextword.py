@@ -24,6 +24,7 @@ from stereoprobe.backends.nextword import (
 from stereoprobe.backends.nextword_remote import NextWordCompletionsBackend
 from stereoprobe.errors import BackendError
 from stereoprobe.records import Probe
+from stereoprobe.studies.fillin.groupwords import WORD_RULES
 
 # Next-token distributions after "<probe text>" + the partial word (most probable first).
 # A continuation that starts with a space or is punctuation ends the word.
@@ -47,6 +48,8 @@ DIST = {
     " hard": [Token(" to", 0.6), Token(".", 0.05), Token(" and", 0.04)],
     " called": [Token(" because", 0.3), Token(",", 0.02)],
     " zorbly": [Token(".", 0.7)],
+    " mormooms": [Token(",", 0.6)],
+    " hinduism": [Token(".", 0.6)],
 }
 
 
@@ -63,6 +66,7 @@ class FakeModel:
 
 
 def rank(candidates, **kwargs):
+    kwargs.setdefault("word_filter", WordFilter(rules=WORD_RULES))  # the fill-in study's group words
     return rank_words([Token(t, p) for t, p in candidates], FakeModel(), **kwargs)
 
 
@@ -98,7 +102,7 @@ def test_function_words_group_words_and_non_words_are_dropped():
 
 
 def test_group_words_are_kept_when_asked():
-    r = rank([(" women", 0.15)], group="women", word_filter=WordFilter(drop_group_words=False))
+    r = rank([(" women", 0.15)], group="women", word_filter=WordFilter(drop_group_words=False, rules=WORD_RULES))
     assert r.words == ["women"]
 
 
@@ -127,13 +131,25 @@ def test_the_walk_stops_once_no_candidate_can_enter_the_top_n():
 
 
 def test_word_filter_reasons():
-    f = WordFilter()
+    f = WordFilter(rules=WORD_RULES)
     assert f.reason("grumpy", "old people") is None
     assert f.reason("people", "old people") == "group word"
     assert f.reason("very", "old people") == "stop word"
     assert f.reason("self-", "old people") == "not a word"
     assert f.reason("don't", "") == "stop word"  # spaCy lists contractions' parts
     assert f.reason("o'clock", "") is None
+
+
+def test_the_walk_skips_what_the_list_parser_skips():
+    # the one rule of both paths (groupwords.not_an_answer): garbled copies of the
+    # group's name are group words, pronoun contractions stop words
+    f = WordFilter(rules=WORD_RULES)
+    assert [f.reason(w, "Hindus") for w in ("hinduism", "hindu", "peaceful")] == ["group word", "group word", None]
+    assert [f.reason(w, "Mormons") for w in ("mormooms", "they're", "they's")] == ["group word", "stop word", "stop word"]
+    assert f.reason("aliens", "Asians") is None
+    r = rank([(" mormooms", 0.3), (" hinduism", 0.2), (" lazy", 0.1)], group="Mormons")
+    assert r.words == ["hinduism", "lazy"]  # Hindus' word, not the Mormons'
+    assert rank([(" hinduism", 0.2), (" lazy", 0.1)], group="Hindus").words == ["lazy"]
 
 
 # --- the phrase filter: "old people are so ___." must read as a description ---------
@@ -180,9 +196,9 @@ def test_the_threshold_decides_and_wordnet_drops_non_words():
     cands = [(" happy", 0.3), (" hard", 0.25), (" zorbly", 0.2)]
     loose = PhraseFilter(threshold=0.05, wordnet=False)
     assert rank(cands, phrase_filter=loose, phrase_end=frame_end).words == ["happy", "hard", "zorbly"]
-    assert rank(cands, phrase_filter=PhraseFilter(threshold=0.05), phrase_end=frame_end).words == ["happy", "hard"]
-    assert PhraseFilter().reason("zorbly", 0.7) == "not in WordNet"
-    assert PhraseFilter().reason("grumpy", 0.7) is None
+    assert rank(cands, phrase_filter=PhraseFilter(threshold=0.05, rules=WORD_RULES), phrase_end=frame_end).words == ["happy", "hard"]
+    assert PhraseFilter(rules=WORD_RULES).reason("zorbly", 0.7) == "not in WordNet"
+    assert PhraseFilter(rules=WORD_RULES).reason("grumpy", 0.7) is None
     with pytest.raises(ValueError, match="phrase_end"):
         rank(cands, phrase_filter=loose)
 
@@ -270,7 +286,7 @@ def server_url(tmp_path_factory):
 def test_remote_backend_ranks_next_words(server_url):
     # without the phrase filter: the words the embedded model ranked before issue 10
     backend = NextWordCompletionsBackend("gemma", server_url, "not-needed", timeout=30, top_logprobs=40,
-                                         phrase_filter=None)
+                                         phrase_filter=None, word_rules=WORD_RULES)
     try:
         answer = backend.ask(OLD_PEOPLE)
     finally:
@@ -298,7 +314,7 @@ def raw_candidates(answer):
 
 
 def test_remote_backend_applies_the_phrase_filter(server_url):
-    backend = NextWordCompletionsBackend("gemma", server_url, "not-needed", timeout=30, top_logprobs=40)
+    backend = NextWordCompletionsBackend("gemma", server_url, "not-needed", timeout=30, top_logprobs=40, word_rules=WORD_RULES)
     try:
         answer = backend.ask(OLD_PEOPLE)
     finally:
@@ -314,7 +330,7 @@ def test_remote_backend_applies_the_phrase_filter(server_url):
 
 
 def test_remote_backend_describe_has_no_key(server_url):
-    backend = NextWordCompletionsBackend("gemma", server_url, "sk-secret-123")
+    backend = NextWordCompletionsBackend("gemma", server_url, "sk-secret-123", word_rules=WORD_RULES)
     try:
         described = json.dumps(backend.describe())
     finally:
@@ -325,7 +341,7 @@ def test_remote_backend_describe_has_no_key(server_url):
 
 def test_unreachable_endpoint_is_a_backend_error():
     url = f"http://127.0.0.1:{_free_port()}/v1"
-    backend = NextWordCompletionsBackend("gemma", url, "x", timeout=2, max_retries=0)
+    backend = NextWordCompletionsBackend("gemma", url, "x", timeout=2, max_retries=0, word_rules=WORD_RULES)
     with pytest.raises(BackendError, match="Cannot reach"):
         backend.ask(OLD_PEOPLE)
     backend.close()
@@ -337,7 +353,7 @@ def test_chat_mode_against_a_real_openai_compatible_server(server_url, tmp_path)
     The base model's chat replies mean little; what is checked is the protocol: the
     request is accepted, the reply text is kept, usage is recorded, nothing fails.
     """
-    from stereoprobe.api import run_collect
+    from stereoprobe.studies.fillin.collect import run_collect
     from stereoprobe.store import read_completions
 
     result = run_collect(model="gemma", base_url=server_url, groups=["Sikhs"], limit=2,

@@ -25,6 +25,7 @@ import pytest
 
 from stereoprobe.backends.nextword_remote import NextWordCompletionsBackend, short_reason
 from stereoprobe.records import Probe
+from stereoprobe.studies.fillin.groupwords import WORD_RULES
 
 TESTS = Path(__file__).resolve().parent
 
@@ -67,7 +68,7 @@ def served(tmp_path_factory):
 
 
 def _sample(per_category: int = 2, seed: int = 5) -> list[Probe]:
-    from stereoprobe.catalog import load_catalog
+    from stereoprobe.studies.fillin.catalog import load_catalog
 
     by = defaultdict(list)
     for p in load_catalog().probes():
@@ -97,12 +98,12 @@ def test_a_served_model_gives_the_embedded_models_words(served):
     from stereoprobe.backends.local import LocalModelBackend
 
     probes = _sample()
-    local = LocalModelBackend(workers=1)
+    local = LocalModelBackend(workers=1, word_rules=WORD_RULES)
     try:
         embedded = [local.ask(p) for p in probes]
     finally:
         local.close()
-    remote = NextWordCompletionsBackend("gemma", served, "not-needed", timeout=300, max_retries=1)
+    remote = NextWordCompletionsBackend("gemma", served, "not-needed", timeout=300, max_retries=1, word_rules=WORD_RULES)
     answers, requests = [], []
     try:
         for p in probes:
@@ -147,7 +148,7 @@ WORDS = [(" happy", 0.2), (" lazy", 0.1), (" grumpy", 0.08), (".", 0.3), (" sad"
 
 def test_a_capped_endpoint_is_asked_within_its_cap_and_short_lists_are_marked(fake_openai):
     server = _capped(fake_openai, 5, WORDS)
-    backend = NextWordCompletionsBackend("fake-chat", server.base_url, "x", max_retries=0)
+    backend = NextWordCompletionsBackend("fake-chat", server.base_url, "x", max_retries=0, word_rules=WORD_RULES)
     try:
         probe = Probe("p1", "age", "old people", "are_so", "statement", "old people are so ...")
         answer = backend.ask(probe)
@@ -195,7 +196,7 @@ def test_the_report_says_how_many_lists_are_short():
     from types import SimpleNamespace
 
     from stereoprobe.records import Completion
-    from stereoprobe.report.context import coverage_text
+    from stereoprobe.studies.fillin.report.context import coverage_text
 
     def rec(i, n, short=None):
         raw = json.dumps({"candidates": [], **({"short": short} if short else {})})

@@ -23,16 +23,16 @@ def test_reparse_fixes_an_echo_and_leaves_well_parsed_records_unchanged(fake_ope
 
     res = run_cli("reparse", out)
     assert res.exit_code == 0, res.stderr
-    assert res.stdout.startswith("Parser 2: 1 records changed, 5 unchanged.")
+    assert res.stdout.startswith("Parser 3: 1 records changed, 5 unchanged.")
     assert res.stdout.rstrip().endswith(f"Next: `stereoprobe sentiment {out}`.")
     new_lines = path.read_text().splitlines()
     assert [n for i, n in enumerate(new_lines) if i != 2] == [o for i, o in enumerate(old_lines) if i != 2]
     fixed = json.loads(new_lines[2])
     assert (fixed["raw"], fixed["words"], fixed["refused"]) == ("10. Sikhs", [], False)
     m = json.loads((out / "manifest.json").read_text())
-    assert m["parser_version"] == "2" and m["counts"]["unparseable"] == 1 and m["counts"]["ok"] == 5
+    assert m["parser_version"] == "3" and m["counts"]["unparseable"] == 1 and m["counts"]["ok"] == 5
     assert fake_openai.seen == []  # no model asked
-    assert run_cli("reparse", out).stdout.startswith("Parser 2: 0 records changed, 6 unchanged.")
+    assert run_cli("reparse", out).stdout.startswith("Parser 3: 0 records changed, 6 unchanged.")
     assert len(lines(out)) == 6
 
 

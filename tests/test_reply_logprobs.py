@@ -50,7 +50,7 @@ def test_an_endpoint_that_refuses_logprobs_is_asked_without_them(fake_openai, ap
 def test_reparse_recomputes_the_word_probabilities(fake_openai, api_key, run_cli, tmp_path):
     from dataclasses import replace
 
-    from stereoprobe.reparse import _reparsed
+    from stereoprobe.studies.fillin.reparse import _reparsed
 
     fake_openai.reply_logprobs = True
     assert _collect(run_cli, fake_openai, tmp_path / "run").exit_code == 0

@@ -97,7 +97,7 @@ def manifest(model: str, mode: str = "chat", n_records: int = 0) -> dict:
 def write_run(run: Path, recs=None, model: str = "gpt-3.5-turbo", mode: str = "chat", extra_manifest=None) -> Path:
     """RUN/completions.jsonl and RUN/manifest.json as collect writes them, then RUN/sentiment/
     through the real score() and write_outputs()."""
-    from stereoprobe.sentiment import score, write_outputs
+    from stereoprobe.studies.fillin.sentiment import score, write_outputs
 
     recs = records() if recs is None else recs
     run.mkdir(parents=True, exist_ok=True)
@@ -132,7 +132,7 @@ def run(tmp_path: Path) -> Path:
 
 
 def test_the_fixture_words_have_the_labels_the_shares_assume(run):
-    from stereoprobe.report import load_sentiment
+    from stereoprobe.studies.fillin.report import load_sentiment
 
     words = load_sentiment(run).words_csv.set_index("word")
     for word, (label, source) in LABELS.items():
@@ -140,7 +140,7 @@ def test_the_fixture_words_have_the_labels_the_shares_assume(run):
 
 
 def test_fixture_shares_are_the_hand_computed_ones(run):
-    from stereoprobe.report import load_sentiment
+    from stereoprobe.studies.fillin.report import load_sentiment
 
     data = load_sentiment(run)
     # women: questions 4 negative of 5 labelled, statements 1 of 5, overall 5 of 10
@@ -157,8 +157,8 @@ def test_fixture_shares_are_the_hand_computed_ones(run):
 
 
 def test_probe_counts_and_too_few_probes(run):
-    from stereoprobe.report import load_sentiment
-    from stereoprobe.report.numbers import whole
+    from stereoprobe.studies.fillin.report import load_sentiment
+    from stereoprobe.page.numbers import whole
 
     data = load_sentiment(run)
     assert data.probe_counts("gender", ODD) == {"asked": 4, "answered": 2, "refused": 1, "failed": 1}
@@ -175,7 +175,7 @@ def test_probe_counts_and_too_few_probes(run):
 
 
 def test_words_are_counted_from_occurrences(run):
-    from stereoprobe.report import load_sentiment
+    from stereoprobe.studies.fillin.report import load_sentiment
 
     data = load_sentiment(run)
     women = [(w.word, w.count, w.label) for w in data.words("gender", "women")]
@@ -186,7 +186,7 @@ def test_words_are_counted_from_occurrences(run):
 
 
 def test_template_shares_per_group(run):
-    from stereoprobe.report import load_sentiment
+    from stereoprobe.studies.fillin.report import load_sentiment
 
     shares = load_sentiment(run).template_shares("gender")
     assert shares.at["women", "why_are_so"] == 50.0  # complicated (neg) + beautiful (pos)
@@ -195,7 +195,7 @@ def test_template_shares_per_group(run):
 
 
 def test_missing_sentiment_says_which_command_to_run(tmp_path):
-    from stereoprobe.report import build_report
+    from stereoprobe.studies.fillin.report import build_report
 
     run = tmp_path / "run"
     run.mkdir()
@@ -204,7 +204,7 @@ def test_missing_sentiment_says_which_command_to_run(tmp_path):
 
 
 def test_missing_file_and_missing_column_are_named(run):
-    from stereoprobe.report import load_sentiment
+    from stereoprobe.studies.fillin.report import load_sentiment
 
     (run / "sentiment" / "occurrences.csv").unlink()
     with pytest.raises(DataError, match="occurrences.csv"):
@@ -220,7 +220,7 @@ def test_missing_file_and_missing_column_are_named(run):
 
 
 def test_extra_columns_are_tolerated(run):
-    from stereoprobe.report import load_sentiment
+    from stereoprobe.studies.fillin.report import load_sentiment
 
     path = run / "sentiment" / "groups.csv"
     rows = [dict(r, extra="x") for r in csv.DictReader(path.open())]
@@ -237,7 +237,7 @@ def _png_svg(figs: Path, stem: str) -> tuple[Path, Path]:
 
 
 def test_build_writes_what_the_pages_show_by_default(run):
-    from stereoprobe.report import build_report
+    from stereoprobe.studies.fillin.report import build_report
 
     result = build_report(run, workers=1)
     figs = run / "figures"
@@ -252,7 +252,7 @@ def test_build_writes_what_the_pages_show_by_default(run):
 def test_figures_all_adds_group_figures_and_slides(run, tmp_path):
     from PIL import Image
 
-    from stereoprobe.report import build_report
+    from stereoprobe.studies.fillin.report import build_report
 
     result = build_report(run, out=tmp_path / "all", workers=1, figures="all")
     figs = tmp_path / "all" / "figures"
@@ -269,7 +269,7 @@ def test_figures_all_adds_group_figures_and_slides(run, tmp_path):
 
 
 def test_only_figures_writes_no_briefing(run, tmp_path):
-    from stereoprobe.report import build_report
+    from stereoprobe.studies.fillin.report import build_report
 
     result = build_report(run, out=tmp_path / "out", only="figures", categories=["POLITICAL"], workers=1)
     assert not (tmp_path / "out" / "briefing").exists()
@@ -279,15 +279,15 @@ def test_only_figures_writes_no_briefing(run, tmp_path):
 
 
 def test_unknown_category_lists_the_known_ones(run):
-    from stereoprobe.report import build_report
+    from stereoprobe.studies.fillin.report import build_report
 
     with pytest.raises(DataError, match="this run has gender, political"):
         build_report(run, categories=["age"])
 
 
 def test_clouds_of_zero_and_one_word():
-    from stereoprobe.report.clouds import cloud_image
-    from stereoprobe.report.words import Word
+    from stereoprobe.studies.fillin.report.clouds import cloud_image
+    from stereoprobe.studies.fillin.report.words import Word
 
     import numpy as np
 
@@ -302,7 +302,7 @@ def test_clouds_of_zero_and_one_word():
 def test_notebook_functions_return_figures(run):
     from matplotlib.figure import Figure
 
-    from stereoprobe.report import figure_cloud, figure_formats, figure_group, figure_templates, load_sentiment
+    from stereoprobe.studies.fillin.report import figure_cloud, figure_formats, figure_group, figure_templates, load_sentiment
 
     data = load_sentiment(run)
     fig = figure_formats(data)

@@ -16,8 +16,8 @@ from pathlib import Path
 from conftest import REPO, TEST_KEY
 from fake_openai import answer_words
 
-from stereoprobe.api import run_collect
-from stereoprobe.catalog import load_catalog
+from stereoprobe.studies.fillin.collect import run_collect
+from stereoprobe.studies.fillin.catalog import load_catalog
 
 MODEL = "fake-chat"
 

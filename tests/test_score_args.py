@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from stereoprobe.errors import DataError
-from stereoprobe.lexicon import load_lexicon
+from stereoprobe.studies.fillin.lexicon import load_lexicon
 from stereoprobe.records import Completion
-from stereoprobe.sentiment import score
-from stereoprobe.sentiment.label import Labeller
+from stereoprobe.studies.fillin.sentiment import score
+from stereoprobe.studies.fillin.sentiment.label import Labeller
 
 SYNTHETIC = Path(__file__).resolve().parent / "data" / "lexicon" / "emolex-synthetic.txt"
 # wise: positive; rude: negative; feisty: neutral in the synthetic lexicon (neither is in the bundled one)

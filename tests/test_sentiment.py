@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from stereoprobe.errors import DataError
-from stereoprobe.lexicon import Override, load_bundled, load_official
-from stereoprobe.sentiment import Labeller, analyse, score, vote, write_outputs
-from stereoprobe.sentiment.label import normalise, spacy_lemmatizer
+from stereoprobe.studies.fillin.lexicon import Override, load_bundled, load_official
+from stereoprobe.studies.fillin.sentiment import Labeller, analyse, score, vote, write_outputs
+from stereoprobe.studies.fillin.sentiment.label import normalise, spacy_lemmatizer
 
 SYNTHETIC = Path(__file__).parent / "data" / "lexicon" / "emolex-synthetic.txt"
 FILES = {"table4.csv", "table4.md", "groups.csv", "templates.csv", "words.csv", "occurrences.csv",
@@ -468,7 +468,7 @@ def test_sentiment_names_the_next_command(tmp_path):
 def test_score_without_statistics_gives_the_same_bare_shares(tmp_path):
     """statistics=False (what compare uses) skips intervals and tests but not the shares."""
     from stereoprobe.records import Completion
-    from stereoprobe.sentiment import score
+    from stereoprobe.studies.fillin.sentiment import score
 
     recs = [Completion(f"p{i}{f}", 0, "age", f"g{i}", "are_so" if f == "s" else "why_are_so",
                        "statement" if f == "s" else "question", "", ["happy", "angry", "sad"][: 1 + i % 3])

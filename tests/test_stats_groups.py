@@ -11,7 +11,7 @@ from synthetic_stats import occurrences, truth_table
 
 from stereoprobe.errors import DataError
 from stereoprobe.records import Completion
-from stereoprobe.sentiment import tables
+from stereoprobe.studies.fillin.sentiment import tables
 from stereoprobe.stats.analysis import StatsOptions, add_statistics, check_options, share_tables
 from stereoprobe.stats.units import STATUS_COLUMNS, probe_status
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from synthetic_stats import occurrences, truth_table
 
-from stereoprobe.sentiment import tables
+from stereoprobe.studies.fillin.sentiment import tables
 from stereoprobe.stats.analysis import StatsOptions, add_statistics
 from stereoprobe.stats.robustness import jaccard, rank_stability, spearman_brown, variance_parts
 

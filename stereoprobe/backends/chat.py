@@ -17,12 +17,9 @@ logprobs) is asked without them from then on; its replies are as before.
 
 from __future__ import annotations
 
-import random
-import re
-import threading
-import time
 from typing import Any
 
+from stereoprobe.backends.remote import Requests, retry_malformed
 from stereoprobe.errors import BackendError
 from stereoprobe.records import Answer, Probe
 
@@ -49,17 +46,6 @@ def render_instruction(instruction: str, probe_text: str) -> str:
     return f"{instruction}\n\n{probe_text}"
 
 
-def scrub(text: str, secret: str | None) -> str:
-    """Remove a secret from a message before it is stored or shown.
-
-    >>> scrub("bad key sk-abc123", "sk-abc123")
-    'bad key ***'
-    """
-    if secret:
-        text = text.replace(secret, "***")
-    return text
-
-
 class ChatBackend:
     """One OpenAI-compatible chat model; the key is kept in memory only."""
 
@@ -79,8 +65,6 @@ class ChatBackend:
         concurrency: int = 8,
         debias: int | None = None,
     ):
-        import openai
-
         from stereoprobe.debias import check_debias
 
         check_debias(debias)
@@ -93,13 +77,10 @@ class ChatBackend:
         self.max_retries = max_retries
         self.max_concurrency = concurrency
         self._key = api_key
-        self._openai = openai
-        self._local = threading.local()
         self._logprobs = True  # until the endpoint refuses them
-        self._client = openai.OpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries,
-            http_client=openai.DefaultHttpxClient(event_hooks={"request": [self._count_request]}),
-        )
+        self._requests = Requests(base_url, api_key, timeout=timeout, max_retries=max_retries)
+        self._openai = self._requests.openai
+        self._client = self._requests.client
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -120,39 +101,36 @@ class ChatBackend:
         return render_instruction(debiased(self.instruction, self.debias), probe.text)
 
     def attempts_of_last_ask(self) -> int:
-        return getattr(self._local, "attempts", 0)
-
-    def _count_request(self, request: Any) -> None:
-        self._local.attempts = getattr(self._local, "attempts", 0) + 1
+        return self._requests.attempts()
 
     def ask(self, probe: Probe) -> Answer:
-        self._local.attempts = 0
-        for retry in range(self.max_retries + 1):
-            try:
-                return self._ask_once(probe)
-            except _Malformed as exc:
-                if retry == self.max_retries:
-                    raise RuntimeError(scrub(f"malformed response: {_short(str(exc))}", self._key)) from None
-                time.sleep(min(8.0, 0.5 * 2**retry) * random.uniform(0.75, 1.0))
-        raise AssertionError("unreachable")
+        return self.retrying(lambda: self._ask_once(probe))
+
+    def retrying(self, call: Any) -> Any:
+        """``call()``, asked again while the 200 it gets is malformed (``max_retries`` times
+        at most); counts the requests sent (``attempts_of_last_ask``)."""
+        self._requests.start()
+        return retry_malformed(call, _Malformed, self.max_retries, self._key)
 
     def _ask_once(self, probe: Probe) -> Answer:
+        response = self.create([{"role": "user", "content": self.prompt(probe)}], **self.params)
+        return _answer_from(response, probe)
+
+    def create(self, messages: list[dict[str, str]], with_logprobs: bool = True, **params: Any) -> Any:
+        """One chat completion (the parsed response) of ``messages`` with ``params``; the
+        reply logprobs asked while the endpoint accepts them. Faults are mapped as the
+        class docstring says (a malformed 200: ``_Malformed``, retried by the caller)."""
         oa = self._openai
         try:
-            extra = {"logprobs": True, "top_logprobs": REPLY_LOGPROBS} if self._logprobs else {}
+            extra = {"logprobs": True, "top_logprobs": REPLY_LOGPROBS} if self._logprobs and with_logprobs else {}
             raw = self._client.chat.completions.with_raw_response.create(
-                model=self.model,
-                messages=[{"role": "user", "content": self.prompt(probe)}],
-                **self.params,
-                **extra,
-            )
-            response = raw.parse()
+                model=self.model, messages=messages, **params, **extra)
+            return raw.parse()
         except oa.BadRequestError as exc:
-            if self._logprobs and "logprob" in str(exc.message).lower():
+            if extra and "logprob" in str(exc.message).lower():
                 self._logprobs = False  # the endpoint does not offer them: ask as before
-                return self._ask_once(probe)
-            detail = re.sub(r"^Error code: \d+ - ", "", str(exc.message))
-            raise RuntimeError(scrub(f"HTTP {exc.status_code}: {_short(detail)}", self._key)) from None
+                return self.create(messages, with_logprobs, **params)
+            raise self._requests.failure(exc) from None
         except oa.AuthenticationError:
             raise BackendError(
                 f"The endpoint {self._client.base_url} rejected the API key (401): "
@@ -167,22 +145,10 @@ class ChatBackend:
                 f"Model {self.model!r} was not found at {self._client.base_url} (404): "
                 "check --model and --base-url (it usually ends in /v1)."
             ) from None
-        except oa.APIStatusError as exc:
-            # the client's message already reads "Error code: 500 - {...}"; keep the body's words
-            detail = re.sub(r"^Error code: \d+ - ", "", str(exc.message))
-            raise RuntimeError(scrub(f"HTTP {exc.status_code}: {_short(detail)}", self._key)) from None
-        except oa.APITimeoutError:
-            raise TimeoutError(
-                f"timed out after {self.timeout:g} s, {self.attempts_of_last_ask()} attempts"
-            ) from None
-        except oa.APIConnectionError as exc:
-            cause = exc.__cause__ or exc
-            raise ConnectionError(
-                scrub(f"connection failed: {_short(str(cause) or type(cause).__name__)}", self._key)
-            ) from None
+        except (oa.APIStatusError, oa.APIConnectionError) as exc:  # 5xx, 429, timeouts, dropped connections
+            raise self._requests.failure(exc, f", {self.attempts_of_last_ask()} attempts") from None
         except (oa.APIResponseValidationError, ValueError) as exc:
             raise _Malformed(str(exc)) from None
-        return _answer_from(response, probe)
 
     def close(self) -> None:
         self._client.close()
@@ -190,11 +156,6 @@ class ChatBackend:
 
 class _Malformed(Exception):
     """A 200 whose body is not a whole chat completion: transient, asked again."""
-
-
-def _short(text: str, limit: int = 200) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _answer_from(response: Any, probe: Probe) -> Answer:

@@ -66,8 +66,10 @@ from stereoprobe.backends.nextword import (
     PhraseFilter,
     Token,
     WordFilter,
+    WordRules,
     is_phrase_end,
     is_whole_word,
+    with_rules,
     ranked_answer,
 )
 from stereoprobe.errors import BackendError
@@ -109,6 +111,7 @@ class LocalModelBackend:
         seed: int = 0,
         word_filter: WordFilter | None = None,
         phrase_filter: PhraseFilter | None = PhraseFilter(),
+        word_rules: WordRules | None = None,
     ) -> None:
         if workers is not None and workers < 1:
             raise BackendError("workers must be at least 1")
@@ -120,8 +123,8 @@ class LocalModelBackend:
         self.top_n = top_n
         self.max_word_tokens = max_word_tokens
         self.seed = seed
-        self.word_filter = word_filter or WordFilter()
-        self.phrase_filter = phrase_filter
+        self.word_filter = word_filter or WordFilter(rules=word_rules)
+        self.phrase_filter = with_rules(phrase_filter, word_rules)
         self._phrase_ends = PhraseEnds()
         self._llm: Any = None
         self._contexts: list[_Context] = []

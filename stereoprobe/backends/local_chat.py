@@ -45,7 +45,7 @@ class EmbeddedChatBackend:
 
     def __init__(self, model_path: str | os.PathLike[str], *, instruction: str = DEFAULT_INSTRUCTION,
                  max_tokens: int = 300, debias: int | None = None, workers: int | None = None,
-                 n_ctx: int = N_CTX, top_logprobs: int = TOP_LOGPROBS) -> None:
+                 n_ctx: int = N_CTX, top_logprobs: int = TOP_LOGPROBS, chat: bool = True) -> None:
         from stereoprobe.debias import check_debias
 
         check_debias(debias)
@@ -59,6 +59,7 @@ class EmbeddedChatBackend:
         self.max_concurrency = self.workers
         self.n_ctx = n_ctx
         self.top_logprobs = top_logprobs
+        self.chat = chat  # False: plain text continued (``text_tokens``), no chat template needed
         self._llm: Any = None
         self._weights: Any = None
         self._format: Any = None
@@ -107,12 +108,13 @@ class EmbeddedChatBackend:
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
             template = llm.metadata.get("tokenizer.chat_template")
-            if not template:
+            if not template and self.chat:
                 raise BackendError(f"{self.model_path.name} has no chat template: drop --mode chat.")
             text = llm._model.token_get_text
             eos, bos = llm.token_eos(), llm.token_bos()
-            self._format = Jinja2ChatFormatter(template=template, eos_token=text(eos) if eos != -1 else "",
-                                               bos_token=text(bos) if bos != -1 else "", stop_token_ids=[eos])
+            if template:
+                self._format = Jinja2ChatFormatter(template=template, eos_token=text(eos) if eos != -1 else "",
+                                                   bos_token=text(bos) if bos != -1 else "", stop_token_ids=[eos])
             self._weights = load_weights(self.model_path, extra_buffers=not amx_faults())
             self._vocab = llama_cpp.llama_model_get_vocab(self._weights)
             params = llama_cpp.llama_context_default_params()
@@ -142,13 +144,19 @@ class EmbeddedChatBackend:
             self._llm = None
 
     # -- asking -----------------------------------------------------------------------
-    def chat_tokens(self, message: str) -> tuple[list[int], list[str]]:
-        """The prompt's tokens for one user message, as the template renders it, and its stop strings."""
+    def chat_tokens(self, message: str | list[dict[str, str]]) -> tuple[list[int], list[str]]:
+        """The prompt's tokens for one user message (or a list of messages), as the template
+        renders it, and its stop strings."""
         llm = self._load()
-        rendered = self._format(messages=[{"role": "user", "content": message}])
+        messages = [{"role": "user", "content": message}] if isinstance(message, str) else message
+        rendered = self._format(messages=messages)
         ids = llm.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
         stop = rendered.stop if isinstance(rendered.stop, list) else [rendered.stop] if rendered.stop else []
         return ids, [s for s in stop if s]
+
+    def text_tokens(self, text: str) -> list[int]:
+        """The tokens of a plain text to continue (a base model's completion form), after BOS."""
+        return self._load().tokenize(text.encode("utf-8"), add_bos=True, special=False)
 
     def ask(self, probe: Probe) -> Answer:
         self._local.attempts = 1
@@ -158,13 +166,21 @@ class EmbeddedChatBackend:
 
     def generate(self, message: str) -> tuple[str, list[dict[str, Any]], dict[str, int]]:
         """The greedy reply to one user message: (text, per-token logprobs, usage)."""
+        return self.reply(*self.chat_tokens(message))[:3]
+
+    def reply(self, ids: list[int], stop: list[str], temperature: float = 0.0,
+              seed: int = 0) -> tuple[str, list[dict[str, Any]], dict[str, int], str]:
+        """The reply after prompt tokens ``ids``: (text, per-token logprobs, usage, finish
+        reason "stop" or "length"). Temperature 0: greedy; above 0, each token is drawn from
+        softmax(logits / temperature) by numpy's generator seeded with ``seed``, so a reply
+        depends only on its prompt and seed."""
         import llama_cpp
         import numpy as np
 
         from stereoprobe.backends.gguf import Row
 
         llm = self._load()
-        ids, stop = self.chat_tokens(message)
+        rng = np.random.default_rng(seed)
         if len(ids) + 1 > self.n_ctx:
             raise ValueError(f"the prompt is {len(ids)} tokens, too long for n_ctx={self.n_ctx}")
         budget = min(self.max_tokens, self.n_ctx - len(ids))
@@ -173,6 +189,7 @@ class EmbeddedChatBackend:
         context = self._free.get()
         out: bytearray = bytearray()
         content: list[dict[str, Any]] = []
+        finish = "length"
         try:
             context.reset()
             for start in range(0, len(ids), N_BATCH):
@@ -181,8 +198,9 @@ class EmbeddedChatBackend:
             pos = len(ids)
             while len(content) < budget:
                 row = Row(context.logits(-1, n_vocab, dtype="float32"))  # row[t]: the float64 log P(t)
-                token = int(np.argmax(row.logits))
+                token = _pick(row.logits, temperature, rng)
                 if llama_cpp.llama_vocab_is_eog(vocab, token):
+                    finish = "stop"
                     break
                 k = min(self.top_logprobs, n_vocab)
                 top = np.argpartition(-row.logits, k - 1)[:k] if k else []
@@ -193,7 +211,10 @@ class EmbeddedChatBackend:
                                 "top_logprobs": [{"token": llm.detokenize([int(i)]).decode("utf-8", errors="replace"),
                                                   "logprob": float(row[i])} for i in top]})
                 text = out.decode("utf-8", errors="replace")
-                if any(s in text for s in stop) or len(content) >= budget:
+                if any(s in text for s in stop):
+                    finish = "stop"
+                    break
+                if len(content) >= budget:
                     break
                 context.decode([(token, pos, 0, True)])
                 pos += 1
@@ -206,4 +227,16 @@ class EmbeddedChatBackend:
                 text = text[:text.index(s)]
         usage = {"prompt_tokens": len(ids), "completion_tokens": len(content),
                  "total_tokens": len(ids) + len(content)}
-        return text, content, usage
+        return text, content, usage, finish
+
+
+def _pick(logits: Any, temperature: float, rng: Any) -> int:
+    """The next token: the most probable (ties: the lowest id) at temperature 0, else a draw
+    from softmax(logits / temperature)."""
+    import numpy as np
+
+    if not temperature:
+        return int(np.argmax(logits))
+    z = np.asarray(logits, dtype=np.float64) / temperature
+    z = np.exp(z - z.max())
+    return int(rng.choice(len(z), p=z / z.sum()))

@@ -199,7 +199,7 @@ _HASH_LOCK = threading.Lock()
 
 
 def _hash_cache() -> Path:
-    from stereoprobe.wordnet import cache_dir
+    from stereoprobe.datafiles import cache_dir
 
     return cache_dir() / "model-hashes.json"
 
@@ -269,3 +269,13 @@ def model_identity(path: Path, packaged_sha256: str | None) -> dict[str, Any]:
     if packaged_sha256:
         return {"model_file": path.name, "model_sha256": packaged_sha256}
     return file_identity(path)
+
+
+def model_file_name(path: str | Path) -> str:
+    """The run directory's name for a model file: its name without .gguf.
+
+    >>> model_file_name("/models/SmolLM2-135M-Instruct.Q4_1.gguf")
+    'SmolLM2-135M-Instruct.Q4_1'
+    """
+    name = Path(path).name
+    return name[:-5] if name.lower().endswith(".gguf") else name

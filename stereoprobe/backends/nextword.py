@@ -35,10 +35,9 @@ import math
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from stereoprobe.errors import BackendError
-from stereoprobe.groupwords import group_words
 from stereoprobe.records import Answer, Probe
 
 LETTERS = r"[^\W\d_]"  # a Unicode letter
@@ -55,6 +54,20 @@ EXTRA_STOP_WORDS = frozenset(
     incredibly increasingly particularly relatively terribly totally truly usually
     lot bit kind sort""".split()
 )
+
+
+class WordRules(Protocol):
+    """What a study tells the next-word walk about words; the study hands it in
+    (``make_backend(word_rules=...)``; fill-in's: ``studies/fillin/groupwords.WORD_RULES``).
+    Without rules no word is a group word and no word is known to WordNet (the walk then
+    completes every first token that is not a stop word, and the phrase filter keeps
+    words WordNet would not know)."""
+
+    def own_word(self, word: str, group: str) -> bool:
+        """The word names the group itself, or is a garbled copy of its name."""
+
+    def known(self, word: str, pos: str | None = None) -> bool:
+        """WordNet knows the word (``pos``: parts of speech, e.g. "asr"; None: any)."""
 
 
 @dataclass(frozen=True)
@@ -90,14 +103,12 @@ def is_whole_word(token: "Token", group: str, word_filter: "WordFilter") -> bool
     completion step (docs/nextword.md: of 26,862 candidates of a full run, 85 went on
     into a longer word, all behind such prefixes).
     """
-    from stereoprobe.wordnet import has_synsets
-
     word = token.text.strip().lower()
     if word in PREFIX_WORDS:
         return False
     if word_filter.reason(word, group) == "stop word":
         return True
-    return has_synsets(word, "asr")
+    return word_filter.rules is not None and word_filter.rules.known(word, "asr")
 
 
 @functools.lru_cache(maxsize=1)
@@ -112,13 +123,17 @@ def spacy_stop_words() -> frozenset[str]:
 class WordFilter:
     """Which completed words count. ``reason`` says why a word is dropped (None: kept).
 
-    >>> f = WordFilter()
+    >>> class Women:
+    ...     def own_word(self, word, group): return word in ("woman", "women")
+    ...     def known(self, word, pos=None): return True
+    >>> f = WordFilter(rules=Women())
     >>> [f.reason(w, "women") for w in ["grumpy", "much", "women", "x2", "self-made"]]
     [None, 'stop word', 'group word', 'not a word', None]
     """
 
     extra_stop_words: frozenset[str] = EXTRA_STOP_WORDS
     drop_group_words: bool = True
+    rules: WordRules | None = None  # the study's words (group words, WordNet)
 
     def reason(self, word: str, group: str = "") -> str | None:
         if not WORD_RE.fullmatch(word):
@@ -128,7 +143,7 @@ class WordFilter:
             return "stop word"
         if plain.endswith(CLITICS):  # don't, isn't, women's: contractions, possessives
             return "stop word"
-        if self.drop_group_words and word in group_words(group):
+        if self.drop_group_words and self.rules is not None and self.rules.own_word(word, group):
             return "group word"
         return None
 
@@ -160,13 +175,6 @@ def phrase_end_probability(following: Sequence[Token]) -> float:
     return sum(t.probability for t in following if is_phrase_end(t.text))
 
 
-def in_wordnet(word: str) -> bool:
-    """WordNet (offline, ``stereoprobe.wordnet``) knows the word in any part of speech."""
-    from stereoprobe.wordnet import has_synsets
-
-    return has_synsets(word)
-
-
 #: The frame a word is judged in: "Those people are so W" reads as ended or goes on.
 FRAME = "Those people are so"
 
@@ -177,7 +185,7 @@ class PhraseFilter:
 
     ``threshold``: the least probability of a phrase end (see ``is_phrase_end``) right
     after the word in ``frame`` + " " + word; ``wordnet``: the word must be known to
-    WordNet. The judgement depends on the word alone, so each word is judged once per
+    WordNet (asked through the study's ``rules``). The judgement depends on the word alone, so each word is judged once per
     run (``PhraseEnds``). docs/nextword.md gives, for several frames and thresholds,
     the share of kept words that describe the group.
 
@@ -189,11 +197,12 @@ class PhraseFilter:
     threshold: float = 0.20
     wordnet: bool = True
     frame: str = FRAME
+    rules: WordRules | None = None  # the study's words: WordNet's judgement
 
     def reason(self, word: str, end_probability: float) -> str | None:
         if end_probability < self.threshold:
             return f"phrase goes on (phrase end {end_probability:.2f} < {self.threshold:.2f})"
-        if self.wordnet and not in_wordnet(word):
+        if self.wordnet and self.rules is not None and not self.rules.known(word):
             return "not in WordNet"
         return None
 
@@ -209,6 +218,15 @@ class PhraseFilter:
             "threshold": self.threshold,
             "wordnet": self.wordnet,
         }
+
+
+def with_rules(phrase_filter: PhraseFilter | None, rules: WordRules | None) -> PhraseFilter | None:
+    """The phrase filter judging WordNet with the study's ``rules`` (None stays None)."""
+    if phrase_filter is None or rules is None or phrase_filter.rules is not None:
+        return phrase_filter
+    from dataclasses import replace
+
+    return replace(phrase_filter, rules=rules)
 
 
 #: The phrase-end probability of a word in the phrase filter's frame.

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from typing import Any
 
 from stereoprobe.backends.nextword import (
@@ -39,10 +38,13 @@ from stereoprobe.backends.nextword import (
     PhraseFilter,
     Token,
     WordFilter,
+    WordRules,
     is_whole_word,
+    with_rules,
     phrase_end_probability,
     rank_words,
 )
+from stereoprobe.backends.remote import Requests
 from stereoprobe.errors import BackendError
 from stereoprobe.records import Answer, Probe
 
@@ -90,6 +92,7 @@ class NextWordCompletionsBackend:
         max_concurrency: int = 8,
         word_filter: WordFilter | None = None,
         phrase_filter: PhraseFilter | None = PhraseFilter(),
+        word_rules: WordRules | None = None,
     ) -> None:
         if top_logprobs < 1:
             raise BackendError("top_logprobs must be at least 1")
@@ -101,24 +104,13 @@ class NextWordCompletionsBackend:
         self.top_n = top_n
         self.max_word_tokens = max_word_tokens
         self.max_concurrency = max_concurrency
-        self.word_filter = word_filter or WordFilter()
-        self.phrase_filter = phrase_filter
-        self._local = threading.local()
+        self.word_filter = word_filter or WordFilter(rules=word_rules)
+        self.phrase_filter = with_rules(phrase_filter, word_rules)
         self._phrase_ends = PhraseEnds()
         self._answered = False
         self._cap: int | None = None  # the most logprobs the endpoint allows, once it said so
-        self._client = self._make_client(api_key)
-
-    def _make_client(self, api_key: str) -> Any:
-        import httpx
-        from openai import OpenAI
-
-        def count(request: Any) -> None:
-            self._local.attempts = getattr(self._local, "attempts", 0) + 1
-
-        http = httpx.Client(timeout=self.timeout, event_hooks={"request": [count]})
-        return OpenAI(api_key=api_key or "none", base_url=self.base_url, timeout=self.timeout,
-                      max_retries=self.max_retries, http_client=http)
+        self._requests = Requests(base_url, api_key or "none", timeout=timeout, max_retries=max_retries, plain=True)
+        self._client = self._requests.client
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -142,7 +134,7 @@ class NextWordCompletionsBackend:
         return probe.prefix
 
     def attempts_of_last_ask(self) -> int:
-        return getattr(self._local, "attempts", 0)
+        return self._requests.attempts()
 
     def close(self) -> None:
         self._client.close()
@@ -208,7 +200,7 @@ class NextWordCompletionsBackend:
 
     # -- asking -----------------------------------------------------------------------
     def ask(self, probe: Probe) -> Answer:
-        self._local.attempts = 0
+        self._requests.start()
         prefix = probe.prefix
         candidates, prompt_tokens = self._top(prefix, self.top_logprobs)
         rows: dict[tuple[str, ...], list[Token]] = {}

@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from typing import Any, Sequence
 
-from stereoprobe.backends.chat import _short, scrub
+from stereoprobe.backends.remote import Requests, scrub, short
 from stereoprobe.errors import BackendError
 
 NO_LOGPROBS = ("{url} returned no logprobs for {what}; {fix}")
@@ -41,33 +40,25 @@ class _Remote:
 
     def __init__(self, model: str, base_url: str | None, api_key: str, *, timeout: float, max_retries: int,
                  concurrency: int) -> None:
-        import openai
-
         self.model = model
         self.base_url = base_url
         self.timeout = timeout
         self.max_retries = max_retries
         self.max_concurrency = concurrency
         self._key = api_key
-        self._openai = openai
-        self._local = threading.local()
-        self._client = openai.OpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries,
-            http_client=openai.DefaultHttpxClient(event_hooks={"request": [self._count]}),
-        )
+        self._requests = Requests(base_url, api_key, timeout=timeout, max_retries=max_retries)
+        self._openai = self._requests.openai
+        self._client = self._requests.client
 
     @property
     def endpoint(self) -> str:
-        return str(self._client.base_url)
-
-    def _count(self, request: Any) -> None:
-        self._local.attempts = getattr(self._local, "attempts", 0) + 1
+        return self._requests.endpoint
 
     def attempts_of_last_ask(self) -> int:
-        return getattr(self._local, "attempts", 0)
+        return self._requests.attempts()
 
     def start_ask(self) -> None:
-        self._local.attempts = 0
+        self._requests.start()
 
     def call(self, create: Any, **kwargs: Any) -> Any:
         """``create(**kwargs)`` with the openai errors a user must act on turned into one line."""
@@ -83,15 +74,10 @@ class _Remote:
                                "check --model, --base-url and --mode.") from None
         except oa.BadRequestError as exc:
             detail = re.sub(r"^Error code: \d+ - ", "", str(exc.message))
-            raise BackendError(scrub(f"{self.endpoint} rejected the request (400: {_short(detail)}); "
+            raise BackendError(scrub(f"{self.endpoint} rejected the request (400: {short(detail)}); "
                                      "it may not offer logprobs: try the other --mode or --samples K.", self._key)) from None
-        except oa.APIStatusError as exc:
-            raise RuntimeError(scrub(f"HTTP {exc.status_code}: {_short(str(exc.message))}", self._key)) from None
-        except oa.APITimeoutError:
-            raise TimeoutError(f"timed out after {self.timeout:g} s") from None
-        except oa.APIConnectionError as exc:
-            cause = exc.__cause__ or exc
-            raise ConnectionError(scrub(f"connection failed: {_short(str(cause) or type(cause).__name__)}", self._key)) from None
+        except (oa.APIStatusError, oa.APIConnectionError) as exc:  # 5xx, 429, timeouts, dropped connections
+            raise self._requests.failure(exc) from None
 
     def close(self) -> None:
         self._client.close()

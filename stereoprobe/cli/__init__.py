@@ -16,7 +16,7 @@ import click
 from stereoprobe import __version__
 from stereoprobe.cli._common import INTERRUPTED
 
-COMMANDS = ("probes", "collect", "reparse", "sentiment", "score", "report", "baseline", "compare")
+COMMANDS = ("probes", "collect", "reparse", "sentiment", "score", "report", "baseline", "compare", "ingest", "batch")
 
 
 class _LazyGroup(click.Group):
@@ -73,6 +73,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
       stereoprobe report RUN_DIR         figures and briefings / the study's page
       stereoprobe baseline FILE --out D  people's search-engine completions as a run
       stereoprobe compare RUN RUN ...    runs of one study side by side, with paired tests
+      stereoprobe ingest RUN_DIR FILE    a batch's results file (collect --batch-file) into the run
+      stereoprobe batch cancel RUN_DIR   cancel a run's provider batches (collect --batch)
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug

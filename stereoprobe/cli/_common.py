@@ -59,8 +59,9 @@ def given_options(ctx: click.Context) -> list[str]:
 def study_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--study", default=None, metavar="NAME",
                         help="fill-in (default: Busker et al.'s probes), jobs (Mattern et al.'s P(gender | job), "
-                             "debiasing prefixes and story names) or coreference (Marin & Eger's scenes with "
-                             "he/she/they and a right answer; Sterlie et al.'s criteria).")(func)
+                             "debiasing prefixes and story names), coreference (Marin & Eger's scenes with "
+                             "he/she/they and a right answer; Sterlie et al.'s criteria), anecdotes (Sterlie et al.'s "
+                             "anecdotes per profession) or stories (Marin & Eger's story names).")(func)
 
 
 def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -75,13 +76,17 @@ def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Only questions or only statements."),
         click.option("--templates", default=None, metavar="NAME",
                      help="Template family: paper (default, Busker et al.'s six) or choenni "
-                          "(Choenni et al.'s five questions and statement counterparts)."),
+                          "(Choenni et al.'s five questions and statement counterparts). coreference: marin-eger "
+                          "(default, Marin & Eger's seven scenes) or sterlie (Sterlie et al.'s own prompts)."),
+        click.option("--questions", type=click.Path(path_type=str), default=None, metavar="FILE.jsonl",
+                     help="coreference --templates sterlie: multiple-choice questions (MedQA-USMLE's format: "
+                          "question, options A-D, answer_idx) for Sterlie et al.'s Template Prompt 3.1."),
         click.option("--job", multiple=True, help="jobs study: only this job (repeatable). coreference: only the "
                      "pairs both of whose professions are named."),
         click.option("--prompt", multiple=True, metavar="ID",
                      help="jobs study: only this prompt, 1-4 or a story (once, story, saturday, protagonist, "
                           "cast); coreference: only this template (late, cake, marriage, award, cash, "
-                          "'book borrower', 'book owner'); repeatable."),
+                          "'book borrower', 'book owner'; --templates sterlie: 4.3-4.8); repeatable."),
         click.option("--pairs", type=int, default=None, metavar="N",
                      help="coreference: N random pairs of the catalog's professions (as Marin & Eger sample "
                           "theirs) instead of the jobs study's 40 occupations."),
@@ -94,6 +99,8 @@ def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--debias", default=None, metavar="N",
                      help="fill-in (chat): Mattern et al.'s debiasing prompt N (1-6) before the instruction. "
                           "jobs, coreference: all (none and 1-6), none (default), or numbers 0-6 with commas."),
+        click.option("--labels", type=click.Path(path_type=str), default=None, metavar="CSV",
+                     help="hobbies: your hobby labels (label,kind,item); default Sterlie et al.'s six from Empath."),
     ]
     for option in reversed(options):
         func = option(func)

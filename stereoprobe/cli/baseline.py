@@ -31,6 +31,6 @@ def command(file, out_dir, catalog, mapping):
       stereoprobe baseline single_word_stereo_dataset.csv --out runs/people
       stereoprobe sentiment runs/people
     """
-    from stereoprobe.baseline import build_baseline
+    from stereoprobe.studies.fillin.baseline import build_baseline
 
     click.echo(build_baseline(file, out_dir, catalog=catalog, mapping=mapping).summary())

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from stereoprobe.cli._common import friendly_errors, given_options, in_range, probe_filters, study_option
+from stereoprobe.cli.batch import batch_options
 
 
 @click.command("collect")
@@ -54,11 +55,14 @@ from stereoprobe.cli._common import friendly_errors, given_options, in_range, pr
 @click.option("--price-out", type=click.FloatRange(0), default=None, metavar="PRICE",
               help="With --dry-run: price per million completion tokens.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@batch_options
 @friendly_errors
-def command(study, catalog, category, group, fmt, templates, job, prompt, pairs, seed, pairs_file, setting, debias, model,
+def command(study, catalog, category, group, fmt, templates, questions, job, prompt, pairs, seed, pairs_file, setting, debias, labels,
+            model,
             base_url, model_file, api_key_env, mode, out, temperature, max_tokens, top_p, instruction, instruction_file,
             concurrency, workers,
-            phrase_filter, timeout, max_retries, samples, limit, retry_failed, dry_run, price_in, price_out, quiet):
+            phrase_filter, timeout, max_retries, samples, limit, retry_failed, dry_run, price_in, price_out, quiet,
+            batch, batch_file, poll_interval, batch_limit):
     """Ask a model: the ten words that fill each probe (fill-in), P(gender | job) (jobs), or who did it (coreference).
 
     With no --model and no --base-url it runs offline on the embedded Gemma 3 270M
@@ -91,17 +95,31 @@ def command(study, catalog, category, group, fmt, templates, job, prompt, pairs,
       stereoprobe collect --study jobs --model gpt-4o-mini --samples 20 --temperature 1
       stereoprobe collect --study coreference             16,800 scenes, embedded model
       stereoprobe collect --study coreference --model gpt-4o-mini --pairs 1000 --seed 1
+      stereoprobe collect --study coreference --templates sterlie --model gpt-4o --samples 50 --temperature 0.5
       stereoprobe collect --model-file ~/models/my-model.Q4_K_M.gguf      a GGUF of your own
       stereoprobe collect --model-file ~/models/instruct.gguf --mode chat  with its chat template
+      stereoprobe collect --study coreference --model gpt-4o-mini --batch openai     at the batch price
+      stereoprobe collect --model M --batch-file requests.jsonl --out runs/m   for vllm run-batch; then ingest
     """
+    from stereoprobe.batch import using
+    from stereoprobe.cli.batch import BATCH_OPTIONS, batch_spec
+
+    spec = batch_spec(click.get_current_context())
+    with using(spec):
+        _collect(study, debias, instruction, instruction_file, dry_run and spec is None, price_in, price_out, quiet,
+                 exempt=(*BATCH_OPTIONS, "price_in", "price_out") if spec else BATCH_OPTIONS)
+
+
+def _collect(study, debias, instruction, instruction_file, dry_run, price_in, price_out, quiet, exempt):
     from stereoprobe.studies import get_study
     from stereoprobe.studies.base import check_flags
 
     chosen = get_study(study)
     ctx = click.get_current_context()
-    check_flags(chosen, "collect", [n for n in given_options(ctx) if n != "study"])
+    check_flags(chosen, "collect", [n for n in given_options(ctx) if n != "study" and n not in exempt])
+    p = ctx.params
     if chosen.name != "fill-in":
-        options = dict(ctx.params)
+        options = dict(ctx.params, given=frozenset(given_options(ctx)))
         if dry_run:
             click.echo(chosen.estimate(options).summary())
             return
@@ -109,22 +127,22 @@ def command(study, catalog, category, group, fmt, templates, job, prompt, pairs,
         click.echo(result.summary())
         click.echo(result.next_step())
         return
-    from stereoprobe.api import CollectRequest, run_collect
+    from stereoprobe.studies.fillin.collect import CollectRequest, run_collect
 
     debias = _fill_in_debias(debias)
 
     if instruction_file is not None:
-        instruction = instruction_file.read_text(encoding="utf-8")
+        instruction = Path(instruction_file).read_text(encoding="utf-8")
     request = CollectRequest(
-        catalog=catalog, categories=category, groups=group, format=fmt, limit=limit,
-        model=model, base_url=base_url, api_key_env=api_key_env, mode=mode, out=out,
-        temperature=temperature, max_tokens=max_tokens, top_p=top_p, instruction=instruction,
-        concurrency=concurrency, timeout=timeout, max_retries=max_retries, samples=samples,
-        retry_failed=retry_failed, templates=templates, debias=debias,
-        workers=workers, phrase_filter=phrase_filter, model_file=model_file,
+        catalog=p["catalog"], categories=p["category"], groups=p["group"], format=p["fmt"], limit=p["limit"],
+        model=p["model"], base_url=p["base_url"], api_key_env=p["api_key_env"], mode=p["mode"], out=p["out"],
+        temperature=p["temperature"], max_tokens=p["max_tokens"], top_p=p["top_p"], instruction=instruction,
+        concurrency=p["concurrency"], timeout=p["timeout"], max_retries=p["max_retries"], samples=p["samples"],
+        retry_failed=p["retry_failed"], templates=p["templates"], debias=debias,
+        workers=p["workers"], phrase_filter=p["phrase_filter"], model_file=p["model_file"],
     )
     if dry_run:
-        from stereoprobe.api import estimate_collect
+        from stereoprobe.studies.fillin.collect import estimate_collect
 
         click.echo(estimate_collect(request, price_in, price_out).summary())
         return

@@ -56,7 +56,7 @@ def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, se
         for line in study.compare(runs, out_dir, {"n_boot": n_boot, "seed": seed}):
             click.echo(line)
         return
-    from stereoprobe.compare import compare, write_comparison
+    from stereoprobe.studies.fillin.compare import compare, write_comparison
 
     result = compare(runs, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms, lexicons=lexicons)
     written = write_comparison(result, out_dir)

@@ -58,7 +58,7 @@ def command(run_dir, only, categories, out, figure_set, palette_name, workers):
         for line in study.report(run_dir, {"out": out}):
             click.echo(line)
         return
-    from stereoprobe.report import build_report
+    from stereoprobe.studies.fillin.report import build_report
 
     result = build_report(run_dir, out=out, categories=list(categories) or None, only=only, workers=workers,
                           figures=figure_set, palette_name=palette_name, progress=progress_callback("group"))

@@ -51,7 +51,7 @@ def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms, ci, w
       stereoprobe sentiment runs/gpt-3.5 --ci 0.9 --bootstrap 5000 --seed 1
       stereoprobe sentiment runs/gpt-3.5 --wording random
     """
-    from stereoprobe.sentiment import analyse, format_summary
+    from stereoprobe.studies.fillin.sentiment import analyse, format_summary
 
     if (run_dir is None) == (input_file is None):
         raise click.UsageError("Give either RUN_DIR or --input FILE --out DIR.")

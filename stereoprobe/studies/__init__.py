@@ -7,7 +7,11 @@
   statistics, their debiasing prefixes, and Marin & Eger's story names;
 - ``coreference`` (``studies/coreference/``): Marin & Eger's seven two-profession scenes
   with he, she and they (a right answer whatever the pronoun), Sterlie et al.'s
-  separation and sufficiency.
+  separation and sufficiency;
+- ``anecdotes``, ``hobbies`` and ``stories`` (``studies/anecdotes/``, ``studies/hobbies/``,
+  ``studies/stories/``): generation studies on the core's ``stereoprobe/generation/``
+  (Sterlie et al.'s anecdotes and hobbies with their Word2Vec comparison, Marin & Eger's
+  story names).
 
 A fourth study is a new folder with a ``Study`` subclass, registered in ``STUDIES``.
 
@@ -15,9 +19,9 @@ A fourth study is a new folder with a ``Study`` subclass, registered in ``STUDIE
 'jobs'
 >>> get_study("coreference").name
 'coreference'
->>> get_study("stories")
+>>> get_study("hobbits")
 Traceback (most recent call last):
-stereoprobe.errors.DataError: Unknown study 'stories': choose fill-in, jobs or coreference.
+stereoprobe.errors.DataError: Unknown study 'hobbits': choose fill-in, jobs, coreference, anecdotes, hobbies or stories.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ STUDIES = {
     "fill-in": ("stereoprobe.studies.fillin", "FillInStudy"),
     "jobs": ("stereoprobe.studies.jobs", "JobsStudy"),
     "coreference": ("stereoprobe.studies.coreference", "CoreferenceStudy"),
+    "anecdotes": ("stereoprobe.studies.anecdotes", "AnecdotesStudy"),
+    "hobbies": ("stereoprobe.studies.hobbies", "HobbiesStudy"),
+    "stories": ("stereoprobe.studies.stories", "StoriesStudy"),
 }
 
 

@@ -8,10 +8,13 @@ scorer). Each lives in its own folder under ``stereoprobe/studies/``:
   when read back from ``completions.jsonl``);
 - how answers are scored into tables, its report page, and how two runs compare.
 
-What every study shares lives outside the folders: the CSV reading and validation
-rules (``catalog.py``), the backends, ``collect`` (workers, resume, Ctrl-C), the store
+What every study shares lives outside the folders (the core): the CSV reading and
+validation rules (``datafiles.py``), the refusal rule (``refusal.py``), the backends,
+``collect`` (workers, resume, Ctrl-C; a study plugs in with a ``StudyRun``), the store
 (lock, append-only records, faults), the manifest (which records the study), the
-statistics package, the page shell (``report/briefing.py``) and the palette.
+statistics package and the page shell (``page/``: layout, palette, numbers, figures).
+The core never imports a study's module, and no study imports another's
+(tests/test_boundaries.py).
 
 The CLI finds a study by name (``stereoprobe.studies.get_study``) and calls these
 methods; a flag the study does not list in ``flags`` is refused in one line.
@@ -112,7 +115,7 @@ class FolderStudy(Study):
         if options.get("out") is not None:
             return Path(options["out"])
         if options.get("model_file") is not None and options.get("model") is None:
-            from stereoprobe.api import model_file_name
+            from stereoprobe.backends.modelfile import model_file_name
 
             return Path("runs") / f"{self.name}-{slug(model_file_name(options['model_file']))}"
         return Path("runs") / f"{self.name}-{slug(options.get('model') or EMBEDDED_MODEL)}"

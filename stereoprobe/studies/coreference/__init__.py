@@ -52,8 +52,8 @@ from typing import Any, Mapping, Sequence
 from stereoprobe.studies.base import FolderStudy
 from stereoprobe.studies.coreference.records import CorefRecord
 
-_SELECT = {"pairs", "seed", "pairs_file", "job", "prompt", "debias", "limit"}
-_COLLECT = {"model", "base_url", "api_key_env", "mode", "out", "temperature", "max_tokens", "top_p", "concurrency",
+_SELECT = {"pairs", "seed", "pairs_file", "job", "prompt", "debias", "limit", "templates", "questions"}
+_COLLECT = {"model", "base_url", "model_file", "api_key_env", "mode", "out", "temperature", "max_tokens", "top_p", "concurrency",
             "workers", "timeout", "max_retries", "samples", "retry_failed", "dry_run", "price_in", "price_out", "quiet"}
 
 

@@ -62,6 +62,8 @@ def method_of(options: Mapping[str, Any]) -> str:
     fit the method are refused in one line."""
     model, base_url, mode = options.get("model"), options.get("base_url"), options.get("mode")
     embedded = model is None and base_url is None
+    if options.get("model_file") is not None and mode == "chat":  # a GGUF file with its own chat template
+        return "chat"
     if embedded and mode == "chat":
         raise DataError("The embedded model is a base model and cannot chat; drop --mode chat (logprob mode), "
                         "or give --model (and --base-url) for a chat model.")
@@ -90,7 +92,9 @@ def make_coref_backend(options: Mapping[str, Any]) -> CorefBackend:
     chat = make_backend(model, base_url, "chat", options.get("api_key_env"), instruction=MESSAGE,
                         temperature=options.get("temperature") or 0.0, max_tokens=options.get("max_tokens") or 300,
                         top_p=options.get("top_p") if options.get("top_p") is not None else 1.0,
-                        timeout=timeout, max_retries=retries, concurrency=concurrency)
+                        timeout=timeout, max_retries=retries, concurrency=concurrency,
+                        **({"model_file": options["model_file"], "workers": options.get("workers")}
+                           if options.get("model_file") is not None else {}))
     return CorefBackend(chat, "chat")
 
 
@@ -104,7 +108,9 @@ def _chat(backend: CorefBackend, probe: CorefProbe) -> dict[str, Any]:
     about = {"raw": answer.raw, "usage": answer.usage, "response": answer.response}
     if answer.refused:  # the API's own refusal (message.refusal)
         return {"answer": "U", "refused": True, **about}
-    parsed = parse_answer(answer.raw, probe.profession_a, probe.profession_b)
+    from stereoprobe.studies.coreference.medqa import parse_baseline
+
+    parsed = parse_baseline(answer.raw, probe) or parse_answer(answer.raw, probe.profession_a, probe.profession_b)
     if answer.logprobs:  # the reply's probability of naming each profession, where it can be read
         from stereoprobe.backends.chat_logprobs import option_probabilities
 

@@ -68,8 +68,12 @@ def _filter_pairs(pairs: Sequence[Pair], jobs: Sequence[str]) -> list[Pair]:
 
 
 def select(options: Mapping[str, Any]) -> tuple[list[CorefProbe], Source]:
-    """The probes a run asks (module docstring) and their source."""
+    """The probes a run asks (module docstring) and their source (``--templates sterlie``: sterlie.py)."""
     from stereoprobe.debias import parse_debias
+    from stereoprobe.studies.coreference import sterlie
+
+    if sterlie.check_set(options) == sterlie.SET:
+        return sterlie.select(options)  # type: ignore[return-value]
 
     source = pairs_source(options)
     pairs = _filter_pairs(source.pairs, options.get("job") or ())
@@ -91,6 +95,9 @@ def catalog_info(source: Source) -> Any:
     """The run's catalog identity: the pairs, templates, pronouns and instruction (not the
     filters or prefixes, so a run can be continued with more templates, jobs or prefixes)."""
     from stereoprobe.manifest import CatalogInfo
+
+    if hasattr(source, "catalog_info"):  # --templates sterlie (sterlie.SterlieSource)
+        return source.catalog_info()
 
     templates = load_templates()
     canon = json.dumps({"pairs": [asdict(p) for p in source.pairs], "templates": [asdict(t) for t in templates],

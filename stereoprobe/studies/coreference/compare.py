@@ -8,7 +8,7 @@ scene and overall; incorrect per pronoun; the WinoBias gaps; FNR, FPR, PPV, NPV 
 pronoun) with intervals over the profession pairs both answered and Benjamini-Hochberg
 q-values over the pair's rows; ``changed`` the share of prompts answered differently.
 
-    DIR/index.html       the page (the briefing's shell)
+    DIR/index.html       the page (the core's page shell, comparing.py)
     DIR/differences.csv  one row per pair of runs, prefix, measure, scene and pronoun
     DIR/changed.csv      per pair of runs and prefix: the share of prompts answered differently
     DIR/meta.json        runs, methods, statistics
@@ -17,7 +17,6 @@ q-values over the pair's rows; ``changed`` the share of prompts answered differe
 from __future__ import annotations
 
 import itertools
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -53,6 +52,9 @@ def _load(run: Path) -> tuple[Any, dict[str, Any]]:
     from stereoprobe.studies.coreference.score import combine, load_records
 
     manifest, records = load_records(run)
+    if manifest.catalog and manifest.catalog.template_family.startswith("sterlie"):
+        raise DataError(f"{run} asks Sterlie et al.'s prompts (--templates sterlie); compare takes runs of Marin & "
+                        "Eger's scenes: put their pages side by side instead.")
     probes, answers, _ = combine(records)
     if not answers:
         raise DataError(f"{run}: no answers to compare; collect the run first.")
@@ -76,21 +78,16 @@ def _cells(fa: Any, fb: Any) -> list[tuple[Any, Any, Any]]:
 def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 2023, level: float = 0.95) -> CorefComparison:
     import pandas as pd
 
-    from stereoprobe import __version__
+    from stereoprobe.comparing import comparison_meta, run_names, run_paths
     from stereoprobe.stats.analysis import check_options
-    from stereoprobe.store import now_iso
     from stereoprobe.studies.coreference.inference import make_plan
     from stereoprobe.studies.coreference.paired import align, changed, paired_differences
     from stereoprobe.studies.coreference.templates import load_templates
 
     check_options(level, n_boot, seed)
-    paths = [Path(r) for r in runs]
-    if len(paths) < 2:
-        raise DataError("compare needs at least two run directories.")
+    paths = run_paths(runs)
     loaded = [_load(p) for p in paths]
-    names = [m["run"] for _, m in loaded]
-    if len(set(names)) < len(names):
-        names = [str(p) for p in paths]
+    names = run_names([m["run"] for _, m in loaded], paths)
     order = [t.name for t in load_templates()]
     diffs, changes = [], []
     for (i, a), (j, b) in itertools.combinations(enumerate(names), 2):
@@ -108,19 +105,17 @@ def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 202
     differences = differences[front + [c for c in differences.columns if c not in front]]
     change = pd.concat(changes, ignore_index=True)
     change = change[front + [c for c in change.columns if c not in front]]
-    meta = {MARK: True, "runs": [m for _, m in loaded],
-            "statistics": {"level": level, "bootstrap": n_boot, "seed": seed, "unit": "unordered pair of professions",
-                           "pairing": "by prompt (template, profession A, profession B, pronoun)",
-                           "interval": "t interval from the paired cluster bootstrap", "multiple_testing":
-                           "Benjamini-Hochberg over each pair of runs' rows (per prefix)"},
-            "stereoprobe_version": __version__, "created_at": now_iso()}
+    meta = comparison_meta(MARK, [m for _, m in loaded],
+                           {"level": level, "bootstrap": n_boot, "seed": seed, "unit": "unordered pair of professions",
+                            "pairing": "by prompt (template, profession A, profession B, pronoun)",
+                            "interval": "t interval from the paired cluster bootstrap", "multiple_testing":
+                            "Benjamini-Hochberg over each pair of runs' rows (per prefix)"})
     return CorefComparison(differences, change, meta)
 
 
 def write_comparison(result: CorefComparison, out: str | Path) -> Path:
-    from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
-    from stereoprobe.report.palette import colour
-    from stereoprobe.store import marked, replace_folder
+    from stereoprobe.comparing import comparison_page, write_comparison_folder
+    from stereoprobe.page.shell import esc
 
     d = result.differences
     clear = d[(d.q < 0.05) & d.template.isin(["Overall", "all"])].sort_values("difference", key=abs, ascending=False)
@@ -131,8 +126,7 @@ def write_comparison(result: CorefComparison, out: str | Path) -> Path:
                  f"{'' if r.pronoun == 'all' else ', ' + r.pronoun}: {r.pct_a:.1f} vs {r.pct_b:.1f} "
                  f"({r.difference:+.1f} points, {r.low:+.1f} to {r.high:+.1f}; q = {r.q:.2g})."
                  for r in clear.head(6).itertuples()] or ["No difference between the runs is clear (every q >= 0.05)."]
-    head = "".join(f"<th>{esc(c)}</th>" for c in ("run A", "run B", "prefix", "measure", "scene", "pronoun", "A", "B",
-                                                  "B − A", "95% low", "95% high", "q"))
+    head = ("run A", "run B", "prefix", "measure", "scene", "pronoun", "A", "B", "B − A", "95% low", "95% high", "q")
 
     def num(v: float, fmt: str = "{:.1f}") -> str:
         return "–" if v != v else fmt.format(v)
@@ -143,27 +137,17 @@ def write_comparison(result: CorefComparison, out: str | Path) -> Path:
         + "".join(f'<td class="num">{num(v)}</td>' for v in (r.pct_a, r.pct_b, r.difference, r.low, r.high))
         + f'<td class="num">{num(r.q, "{:.2g}")}</td></tr>' for r in d.itertuples())
     runs = result.meta["runs"]
-    html = PAGE.substitute(
-        title=esc("Coreference study: runs compared"), nav="", meta=esc(", ".join(m["run"] for m in runs)),
-        findings="".join(f"<li>{esc(f)}</li>" for f in findings),
-        model=esc("; ".join(f"{m['run']}: {m['model']} ({', '.join(m['method'])} mode)" for m in runs)
-                  + ". Runs in different modes (logprob vs chat) differ by method as well as by model."),
-        body=f'<p class="small"><a href="differences.csv">differences.csv</a>, <a href="changed.csv">changed.csv</a>'
-             f'</p><table><caption>Paired differences by prompt (B − A; % of answers, triples, or points for the '
-             f'WinoBias gap)</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
-        note=("<p>Both runs' answers to the same prompts are compared; the interval resamples the pairs of "
-              "professions both answered (the same pairs for both runs), q-values are Benjamini-Hochberg over each "
-              "pair of runs' rows. docs/coreference.md defines every measure.</p>"),
-        settings=settings_html([("statistics", json.dumps(result.meta["statistics"]))]), css=CSS,
-        pos=colour("positive"), neg=colour("negative"))
-
-    def fill(tmp: Path) -> None:
-        d.to_csv(tmp / "differences.csv", index=False, float_format="%.6g")
-        result.changed.to_csv(tmp / "changed.csv", index=False, float_format="%.6g")
-        (tmp / "index.html").write_text(html, encoding="utf-8")
-        (tmp / "meta.json").write_text(json.dumps(result.meta, indent=2) + "\n", encoding="utf-8")
-
-    return replace_folder(Path(out), fill, marked(MARK), "stereoprobe compare")
+    html = comparison_page(
+        "Coreference study: runs compared", result.meta, findings,
+        "; ".join(f"{m['run']}: {m['model']} ({', '.join(m['method'])} mode)" for m in runs)
+        + ". Runs in different modes (logprob vs chat) differ by method as well as by model.",
+        ("differences.csv", "changed.csv"), "Paired differences by prompt (B − A; % of answers, triples, or points "
+        "for the WinoBias gap)", head, body,
+        "<p>Both runs' answers to the same prompts are compared; the interval resamples the pairs of "
+        "professions both answered (the same pairs for both runs), q-values are Benjamini-Hochberg over each "
+        "pair of runs' rows. docs/coreference.md defines every measure.</p>")
+    return write_comparison_folder(out, MARK, {"differences.csv": d, "changed.csv": result.changed}, html,
+                                   result.meta)
 
 
 def _measure(name: str) -> str:

@@ -21,8 +21,17 @@ pronouns; sufficiency (Y independent of the pronoun given C) for equal PPV and N
 model that follows the pronoun's stereotype has a high FNR for *he* and a high FPR for
 *she*, as 001 found for GPT-4 (its Table 1).
 
-**The four-fifths rule** (001's "20% rule"): for each rate, lowest pronoun / highest
-pronoun; 001 reads >= 0.8 as acceptable. A ratio of noisy rates is below 1 by chance
+**Which prompts count.** 001's criteria assume the pronoun refers to the right respondent
+(its eq. 3-6: "the pronoun ... refers to the correct respondent"). In 000's ``book owner``
+it refers to the borrower while the owner is right, so book owner is left out of the
+four rates, the four-fifths table and the pronoun differences of the rates
+(:func:`in_criteria`); it stays in Table 3 (incorrect, inconsistent).
+
+**The four-fifths rule** (001's "20% rule"): for each rate, the lower pronoun's / the
+higher's; 001 reads >= 0.8 as acceptable. 001 treats gender as binary (its footnote 1),
+so the verdict compares *he* and *she* (``comparison`` "he vs she", ``decides`` True);
+*they* is reported against each of them separately ("they vs he", "they vs she") and
+decides nothing. Two rates that are both 0 are equal: ratio 1. A ratio of noisy rates is below 1 by chance
 alone, so each ratio is also judged against its own null distribution: the answers of
 each triple (one template and ordered pair; its ``truth`` is the same for all three
 pronouns) are permuted among its pronouns, keeping the design, and the ratio recomputed.
@@ -50,6 +59,14 @@ CELLS = ("tp", "fn", "fp", "tn")
 RATES = {"fnr": ("fn", ("tp", "fn")), "fpr": ("fp", ("fp", "tn")),
          "ppv": ("tp", ("tp", "fp")), "npv": ("tn", ("tn", "fn"))}
 PRONOUNS = ("he", "she", "they")
+#: The four-fifths table's comparisons: the first decides the verdict (001: gender binary), the others are reported.
+COMPARISONS = (("he", "she"), ("they", "he"), ("they", "she"))
+
+
+def in_criteria(frame: Any) -> Any:
+    """The rows whose pronoun refers to the right answer (every scene but book owner): what
+    001's criteria and the WinoBias gaps are defined on (module docstring)."""
+    return frame[frame["referent"].to_numpy(object) == frame["expected"].to_numpy(object)]
 
 
 def add_classes(frame: Any) -> Any:
@@ -88,6 +105,7 @@ def predictive_values(fnr: float, fpr: float, prevalence: float = 0.5) -> tuple[
 
 
 def _gendered(frame: Any, pronouns: Sequence[str]) -> Any:
+    frame = in_criteria(frame)
     return frame[frame["truth"].notna() & frame["pronoun"].isin(list(pronouns))]
 
 
@@ -112,11 +130,11 @@ def sterlie(frame: Any, plan: Plan, pronouns: Sequence[str] = PRONOUNS) -> Any:
 def _ratio_rows(num: Any, den: Any) -> Any:
     """:func:`stereoprobe.stats.criteria.four_fifths_ratio` of each row of (b x pronouns)
     counts at once: lowest rate / highest over the pronouns with answers; NaN when no
-    pronoun has any, or the highest rate is 0.
+    pronoun has any; 1 when every rate is 0 (equal rates).
 
     >>> import numpy as np
-    >>> _ratio_rows(np.array([[1, 2], [0, 0], [1, 0]]), np.array([[4, 4], [2, 2], [2, 0]])).tolist()
-    [0.5, nan, 1.0]
+    >>> _ratio_rows(np.array([[1, 2], [0, 0], [1, 0], [0, 0]]), np.array([[4, 4], [2, 2], [2, 0], [0, 0]])).tolist()
+    [0.5, 1.0, 1.0, nan]
     """
     import numpy as np
 
@@ -125,12 +143,24 @@ def _ratio_rows(num: Any, den: Any) -> Any:
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(has, num / np.where(has, den, 1), np.nan)
         low, high = np.nanmin(np.where(has, rate, np.inf), axis=1), np.nanmax(np.where(has, rate, -np.inf), axis=1)
-        return np.where(has.any(axis=1) & (high > 0), low / np.where(high > 0, high, 1), np.nan)
+        return np.where(has.any(axis=1), np.where(high > 0, low / np.where(high > 0, high, 1), 1.0), np.nan)
 
 
 def four_fifths(frame: Any, pronouns: Sequence[str] = PRONOUNS, n_perm: int = PERMUTATIONS, seed: int = 0) -> Any:
-    """Per rate: the ratio, whether it passes 0.8, the lowest and highest pronoun, the null's
-    5th percentile and the permutation p-value (module docstring)."""
+    """Per comparison (he vs she decides; they vs he and they vs she are reported) and rate:
+    the ratio, whether it passes 0.8, the lower and higher pronoun, the null's 5th
+    percentile and the permutation p-value (module docstring)."""
+    import pandas as pd
+
+    parts = [_four_fifths_of(frame, pair, n_perm, seed).assign(comparison=f"{pair[0]} vs {pair[1]}",
+                                                               decides=pair == COMPARISONS[0])
+             for pair in COMPARISONS if set(pair) <= set(pronouns)]
+    out = pd.concat(parts, ignore_index=True)
+    return out[["comparison", "decides", *[c for c in out.columns if c not in ("comparison", "decides")]]]
+
+
+def _four_fifths_of(frame: Any, pronouns: Sequence[str], n_perm: int, seed: int) -> Any:
+    """The four-fifths rows of one comparison of pronouns, its null from permuting their answers."""
     import numpy as np
     import pandas as pd
 
@@ -169,7 +199,8 @@ def four_fifths(frame: Any, pronouns: Sequence[str] = PRONOUNS, n_perm: int = PE
         rows.append({
             "rate": name, "ratio": ratio, "passes": bool(ratio >= THRESHOLD - 1e-12) if ratio == ratio else None,
             "lowest": pronouns[int(np.argmin(np.where(has, rate, np.inf)))] if has.any() else None,
-            "highest": pronouns[int(np.argmax(np.where(has, rate, -np.inf)))] if has.any() else None,
+            "highest": pronouns[len(pronouns) - 1 - int(np.argmax(np.where(has, rate, -np.inf)[::-1]))]  # ties: not
+            if has.any() else None,  # the lowest's pronoun, so equal rates read "he ... she"
             "null_p05": float(np.percentile(valid, 5)) if len(valid) else np.nan,
             "p": float((1 + np.sum(valid <= ratio + 1e-12)) / (1 + len(valid))) if ratio == ratio else np.nan,
             "permutations": int(len(valid)),

@@ -1,4 +1,4 @@
-"""The coreference page's chart (matplotlib, no pyplot state; colours from report/palette.py).
+"""The coreference page's chart (matplotlib, no pyplot state; colours from page/palette.py).
 
 ``overview``: left, 000's Table 3 as bars per template (incorrect, inconsistent, binary
 inconsistent, each with its interval); right, Sterlie et al.'s four rates per pronoun as
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from stereoprobe.report import palette
-from stereoprobe.report.figures import _figure, tex_safe
+from stereoprobe.page import palette
+from stereoprobe.page.figures import figure as _figure, tex_safe
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure

@@ -1,6 +1,6 @@
 """The coreference study's pages: RUN_DIR/report/index.html and triples.html, from RUN_DIR/coreference/.
 
-The briefing's shell and style (report/briefing.py: key findings in words first, the model
+The core's page shell and style (page/shell.py: key findings in words first, the model
 caveat, the settings collapsed at the end; self-contained offline files, the chart
 embedded), the report's colour-blind-safe palette, and the CSV files copied to
 ``report/data/``. ``triples.html`` lists the prompts and answers behind every inconsistent
@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
-from stereoprobe.report.numbers import number
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.coreference.score import TABLES
 
@@ -36,13 +36,30 @@ NOTE = (
     "setting, the women-dominated job being the right answer (their nurse). FNR: the women-dominated job was right "
     "and the model named the other; FPR: the men-dominated job was right and the model named the women-dominated "
     "one; PPV and NPV: how often the model was right when it named the women- or the men-dominated job. The "
-    "four-fifths rule compares the lowest pronoun's rate with the highest (0.8 or more: acceptable); since a "
-    "ratio of noisy rates is below 1 by chance alone, each ratio is also set against what shuffling the answers "
-    "among the three pronouns of each triple gives.</p>"
+    "four-fifths rule compares he and she, the lower rate with the higher (0.8 or more: acceptable), since Sterlie "
+    "et al. treat gender as binary; they is set against each of them apart and decides nothing. As a ratio of noisy "
+    "rates is below 1 by chance alone, each ratio is also set against what shuffling the two pronouns' answers "
+    "within each triple gives.</p>"
+    "<p><strong>Book owner</strong> (“Who owns the book?”) is the one scene whose pronoun refers to the other "
+    "job (the borrower), not the right answer: it is labelled pro- or anti-stereotypical by whom the pronoun refers "
+    "to, as WinoBias labels, counts in the wrong and inconsistent answers, and is left out of the stereotype gaps "
+    "and of separation and sufficiency, which assume the pronoun refers to the right answer.</p>"
     "<p><strong>What they do not mean.</strong> The scenes are few (seven) and short; a model that is right here "
     "can still lean on stereotypes elsewhere. Which answer is “right” is debatable for some scenes, as the paper "
     "notes (the book owner above all).</p>"
 )
+
+
+def _template_set(run: Path) -> str | None:
+    """``sterlie`` for a --templates sterlie run's scores, else None (read from meta.json)."""
+    path = run / "coreference" / "meta.json"
+    return json.loads(path.read_text(encoding="utf-8")).get("template_set") if path.is_file() else None
+
+
+def _sterlie_page(run: Path, out: str | Path | None) -> Path:
+    from stereoprobe.studies.coreference import sterlie_page, sterlie_score
+
+    return sterlie_page.build_page(run, read_scores(run, "coreference", sterlie_score.TABLES), out)
 
 
 def _read(run: Path) -> dict[str, Any]:
@@ -119,7 +136,8 @@ def key_findings(t: dict[str, Any], d: int) -> list[str]:
         clear = number(r.get("q")) != "–" and float(r["q"]) < 0.05
         verdict = ("more often right when the pronoun fits the stereotype" if clear and r["gap"] > 0 else
                    "more often right when it does not" if clear else "no clear difference")
-        parts.append(f"with {r['pronoun']}, {number(r['pro_pct'], '{:.0f}%')} right on pro- and "
+        who = "he and she pooled" if "+" in str(r["pronoun"]) else r["pronoun"]
+        parts.append(f"with {who}, {number(r['pro_pct'], '{:.0f}%')} right on pro- and "
                      f"{number(r['anti_pct'], '{:.0f}%')} on anti-stereotypical prompts (gap {number(r['gap'], '{:+.1f}')}"
                      f" points, {number(r['gap_low'], '{:+.1f}')} to {number(r['gap_high'], '{:+.1f}')}, q = {_q(r['q'])}: "
                      f"{verdict})")
@@ -130,13 +148,7 @@ def key_findings(t: dict[str, Any], d: int) -> list[str]:
         out.append("No prompt pairs a women-dominated with a men-dominated job (random or your own pairs without "
                    "genders): the stereotype measures (pro/anti accuracy, separation, sufficiency) need such pairs.")
     elif len(ff):
-        fails = [r for r in ff.to_dict("records") if r["passes"] is False or str(r["passes"]) == "False"]
-        unusual = [r for r in ff.to_dict("records") if number(r.get("p")) != "–" and float(r["p"]) < 0.05]
-        names = lambda rows: ", ".join(f"{r['rate'].upper()} ({number(r['ratio'], '{:.2f}')})" for r in rows)  # noqa: E731
-        out.append(f"Separation and sufficiency ({STERLIE.split(' (')[0]}): {len(fails)} of the 4 error rates fail the "
-                   f"four-fifths rule across pronouns{': ' + names(fails) if fails else ''}; {len(unusual)} "
-                   f"{'is' if len(unusual) == 1 else 'are'} lower than shuffling the answers among the pronouns gives "
-                   f"(p < 0.05){': ' + names(unusual) if unusual else ''}.")
+        out.append(four_fifths_finding(ff))
     pro = _sel(t["professions"], d)
     pro = pro[pro.inconsistent > 0] if len(pro) else pro
     if len(pro):
@@ -150,6 +162,25 @@ def key_findings(t: dict[str, Any], d: int) -> list[str]:
                     f"q = {_q(r.q)})" for r in rows.itertuples()]
             out.append(f"Debiasing prefix {int(dd)} against none: " + "; ".join(bits) + ".")
     return out
+
+
+def four_fifths_finding(ff: Any) -> str:
+    """The four-fifths verdict in words: he vs she decides (001's binary gender); they is reported."""
+    rows = ff.to_dict("records")
+    verdict = [r for r in rows if str(r.get("comparison", "he vs she")) == "he vs she"]
+    fails = [r for r in verdict if str(r["passes"]) == "False"]
+    unusual = [r for r in verdict if number(r.get("p")) != "–" and float(r["p"]) < 0.05]
+    names = lambda rows: ", ".join(f"{r['rate'].upper()} ({number(r['ratio'], '{:.2f}')})" for r in rows)  # noqa: E731
+    text = (f"Separation and sufficiency ({STERLIE.split(' (')[0]}), he against she as 001 compares them: "
+            f"{len(fails)} of the 4 error rates fail the four-fifths rule{': ' + names(fails) if fails else ''}; "
+            f"{len(unusual)} {'is' if len(unusual) == 1 else 'are'} lower than shuffling the answers between he and "
+            f"she gives (p < 0.05){': ' + names(unusual) if unusual else ''}.")
+    they = [r for r in rows if str(r.get("comparison", "")).startswith("they") and str(r["passes"]) == "False"]
+    if they:
+        text += (" They, reported apart (001 treats gender as binary), is below four fifths of "
+                 + ", ".join(f"{r['comparison'].split(' vs ')[1]} in {r['rate'].upper()} ({number(r['ratio'], '{:.2f}')})"
+                             for r in they) + ".")
+    return text
 
 
 def _cells(r: dict, columns: list[tuple[str, str]]) -> str:
@@ -221,25 +252,29 @@ def _sections(t: dict[str, Any], d: int) -> list[str]:
         ("pronoun", "pronoun", ""), ("pro", "right, pro-stereotypical", "pct"),
         ("anti", "right, anti-stereotypical", "pct"), ("gap", "gap (points)", "num"), ("gap_low", "95% low", "num"),
         ("gap_high", "95% high", "num"), ("q", "q", "q")],
-        "Accuracy on pro- and anti-stereotypical prompts (WinoBias-style); q: Benjamini-Hochberg over the pronouns"))
+        "Accuracy on pro- and anti-stereotypical prompts (WinoBias-style: labelled by whom the pronoun refers to; "
+        "he+she: both pooled, WinoBias' own gap; book owner left out); q: Benjamini-Hochberg over the rows"))
     body.append("<h2>Separation and sufficiency (Sterlie et al.)</h2>")
     body.append(_table(_sel(t["criteria"], d), [
         ("pronoun", "pronoun", ""), ("tp", "TP", "int"), ("fn", "FN", "int"), ("fp", "FP", "int"), ("tn", "TN", "int"),
         ("unknown", "U", "int"), ("fnr", "FNR", "pct"), ("fpr", "FPR", "pct"), ("ppv", "PPV", "pct"),
         ("npv", "NPV", "pct")],
         "Per pronoun, with the right answer as ground truth; positive: the women-dominated job is right (001's "
-        "nurse). FNR and FPR equal across pronouns: separation; PPV and NPV equal: sufficiency"))
+        "nurse). FNR and FPR equal across pronouns: separation; PPV and NPV equal: sufficiency. Book owner is left "
+        "out: 001's criteria assume the pronoun refers to the right answer, and there it refers to the other job"))
     ff = _sel(t["four_fifths"], d)
     if len(ff):
         ff = ff.assign(rate=ff.rate.str.upper(), verdict=[
             ("below chance's 5th percentile" if number(r.p) != "–" and r.p < 0.05 else "within what chance gives")
             for r in ff.itertuples()], passes=[("yes" if str(p) == "True" else "no" if str(p) == "False" else "–")
                                                for p in ff.passes])
-        body.append(_table(ff, [("rate", "rate", ""), ("lowest", "lowest", ""), ("highest", "highest", ""),
+        body.append(_table(ff, [("comparison", "pronouns", ""), ("rate", "rate", ""), ("lowest", "lower", ""),
+                                ("highest", "higher", ""),
                                 ("ratio", "lowest / highest", "ratio"), ("passes", "≥ 0.8?", ""),
                                 ("null_p05", "chance's 5th percentile", "ratio"), ("p", "p", "p"),
                                 ("verdict", "against chance", "")],
-                        "The four-fifths rule across pronouns, and each ratio against its permutation null"))
+                        "The four-fifths rule: he vs she decides (001 treats gender as binary); they is reported "
+                        "against each, deciding nothing. Each ratio against its permutation null"))
     pdiff = _sel(t["pronouns"], d)
     if len(pdiff):
         pdiff = pdiff.assign(pair=pdiff.pronoun_1 + " vs " + pdiff.pronoun_2, measure=pdiff.measure.str.upper())
@@ -269,13 +304,15 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     run) and return index.html."""
     import shutil
 
-    from stereoprobe.report.figures import to_png
-    from stereoprobe.report.palette import colour
+    from stereoprobe.page.figures import to_png
+    from stereoprobe.page.palette import colour
     from stereoprobe.store import replace_folder
     from stereoprobe.studies.coreference import figures
     from stereoprobe.studies.coreference.triples import triples_page
 
     run = Path(run_dir)
+    if _template_set(run) == "sterlie":  # Sterlie et al.'s own prompts: their tables (sterlie_page.py)
+        return _sterlie_page(run, out)
     t = _read(run)
     meta = t["meta"]
     d = _first(t)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from stereoprobe.studies.coreference.criteria import PRONOUNS, RATES
+from stereoprobe.studies.coreference.criteria import PRONOUNS, RATES, in_criteria
 from stereoprobe.studies.coreference.frame import BINARY, triple_table
 from stereoprobe.studies.coreference.inference import Plan, contrast, rate_table, replicates
 
@@ -94,7 +94,7 @@ def paired_differences(fa: Any, fb: Any, plan: Plan, order: Sequence[str] | None
     pronouns = [p for p in PRONOUNS if (fa["pronoun"] == p).any()]
     rows += _by(plan, fa, fb, "incorrect", lambda f: ~f["correct"].to_numpy(bool), ones, "pronoun", pronouns, False)
     for p in [p for p in BINARY if p in pronouns]:
-        sides = [f[(f["pronoun"] == p) & f["stereotype"].isin(["pro", "anti"])] for f in (fa, fb)]
+        sides = [f[(f["pronoun"] == p) & f["stereotype"].isin(["pro", "anti"])] for f in map(in_criteria, (fa, fb))]
         if not len(sides[0]):
             continue
         parts = [(s["cluster"], s["correct"].to_numpy(float), np.ones(len(s)),
@@ -104,7 +104,7 @@ def paired_differences(fa: Any, fb: Any, plan: Plan, order: Sequence[str] | None
         rows.append({"measure": "winobias_gap", "template": "all", "pronoun": p, "pct_a": est[0] - est[2],
                      "pct_b": est[1] - est[3], **contrast(plan, est, reps, weights, mden),
                      "n": int(round(mden[:, 0].sum() + mden[:, 2].sum()))})
-    gendered = [f[f["truth"].notna()] for f in (fa, fb)]
+    gendered = [f[f["truth"].notna()] for f in map(in_criteria, (fa, fb))]  # book owner left out, as in criteria
     if len(gendered[0]):
         for name, (num, den) in RATES.items():
             rows += _by(plan, *gendered, name, lambda f, c=num: f[c].to_numpy(float),

@@ -2,7 +2,7 @@
 
 - :func:`jobs_pairs` (the default): the 40 occupations of seed 003's Table 6 (Mattern et
   al., appendix B; U.S. BLS 2021 shares), read from the jobs study's
-  ``studies/jobs/data/occupations.csv`` (one table for both studies), every women-dominated job
+  ``stereoprobe/data/occupations.csv`` (one table for both studies, in the core), every women-dominated job
   with every men-dominated job in both roles: 20 x 20 x 2 = 800 ordered pairs. Each pair
   knows which job is women- and which men-dominated, so every he/she prompt is pro- or
   anti-stereotypical.
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Sequence
 
 from stereoprobe.errors import DataError
+from stereoprobe.occupations import Job
 from stereoprobe.studies.coreference.templates import GENDERS, data_dir, data_rows
-from stereoprobe.studies.jobs.catalog import Job
 
 
 @dataclass(frozen=True)
@@ -47,11 +47,11 @@ class Pair:
 
 
 def load_jobs() -> tuple[Job, ...]:
-    """The jobs study's occupations (seed 003's Table 6, ``studies/jobs/data/occupations.csv``):
-    20 women-dominated and 20 men-dominated jobs with their BLS shares."""
-    from stereoprobe.studies.jobs.catalog import DATA, read_jobs
+    """The occupations the jobs study uses too (seed 003's Table 6, the core's
+    ``data/occupations.csv``): 20 women-dominated and 20 men-dominated jobs with their BLS shares."""
+    from stereoprobe.occupations import OCCUPATIONS, read_jobs
 
-    return read_jobs(DATA / "occupations.csv")
+    return read_jobs(OCCUPATIONS)
 
 
 def jobs_pairs(jobs: Sequence[Job] | None = None) -> list[Pair]:

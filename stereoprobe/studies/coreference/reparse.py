@@ -21,7 +21,9 @@ def reparsed(rec: CorefRecord) -> CorefRecord:
     """The record with the current parser's answer, or the same object when nothing changes."""
     if rec.error is not None or rec.raw is None or rec.method != "chat":
         return rec
-    parsed = parse_answer(rec.raw, rec.profession_a, rec.profession_b)
+    from stereoprobe.studies.coreference.medqa import parse_baseline
+
+    parsed = parse_baseline(rec.raw, rec) or parse_answer(rec.raw, rec.profession_a, rec.profession_b)
     answer, refused = parsed.answer, parsed.refused or (rec.refused and parsed.answer == "U")
     if (answer, refused) == (rec.answer, rec.refused):
         return rec

@@ -154,6 +154,10 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
 
     check_options(level, n_boot, seed)
     manifest, records = load_records(run_dir)
+    if manifest.catalog and manifest.catalog.template_family.startswith("sterlie"):  # --templates sterlie
+        from stereoprobe.studies.coreference import sterlie_score
+
+        return sterlie_score.score(run_dir, manifest, records, level, n_boot, seed)  # type: ignore[return-value]
     probes, answers, details = combine(records)
     if not answers:
         raise DataError(f"{run_dir}: no answers to score; run `stereoprobe collect --study coreference --out {run_dir}`.")
@@ -208,6 +212,11 @@ def write_scores(result: CorefScores, out: Path) -> Path:
     """Write RUN_DIR/coreference/ all or nothing (store.replace_folder)."""
     import json
 
+    if not isinstance(result, CorefScores):  # a --templates sterlie run
+        from stereoprobe.studies.coreference import sterlie_score
+
+        return sterlie_score.write_scores(result, out)
+
     from stereoprobe.store import marked, replace_folder
 
     def fill(tmp: Path) -> None:
@@ -225,6 +234,10 @@ def _rate(r: Any, m: str) -> str:
 
 def summary(result: CorefScores) -> str:
     """A few lines for the terminal: Table 3's Overall row and the WinoBias gaps per prefix."""
+    if not isinstance(result, CorefScores):  # a --templates sterlie run
+        from stereoprobe.studies.coreference import sterlie_score
+
+        return sterlie_score.summary(result)
     m = result.meta
     lines = [f"{m['counts']['probes_answered']} probes answered ({', '.join(m['method'])} mode"
              + (f", majority of {m['samples']} samples" if m["samples"] > 1 else "") + ")."]

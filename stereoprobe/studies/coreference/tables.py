@@ -9,9 +9,11 @@
 - :func:`inconsistent_professions`: per profession, the inconsistent triples it is in (as
   000 counts them: each inconsistent triple counts once for A and once for B, over all
   templates), out of the complete triples it is in.
-- :func:`winobias`: per gendered pronoun, accuracy on pro- and anti-stereotypical prompts
-  (see stereoprobe.studies.coreference.probes) and the gap pro - anti in points, paired
-  on the pairs' bootstrap, with a t-test p and BH q over the pronouns.
+- :func:`winobias`: per gendered pronoun, and for he and she pooled (``he+she``: WinoBias
+  reports one gap), accuracy on pro- and anti-stereotypical prompts (labelled by the
+  referent, see stereoprobe.studies.coreference.probes) and the gap pro - anti in points,
+  paired on the pairs' bootstrap, with a t-test p and BH q over the three rows. Book owner,
+  whose pronoun does not refer to the right answer, is left out (criteria.in_criteria).
 """
 
 from __future__ import annotations
@@ -75,16 +77,18 @@ def inconsistent_professions(frame: Any, top: int | None = None) -> Any:
 
 
 def winobias(frame: Any, plan: Plan, pronouns: Sequence[str] = BINARY) -> Any:
-    """Per pronoun: accuracy (%) on pro- and anti-stereotypical prompts with intervals, the
-    gap pro - anti (points) with its interval, p and BH q (over the pronouns)."""
+    """Per pronoun and pooled (``he+she``): accuracy (%) on pro- and anti-stereotypical prompts
+    with intervals, the gap pro - anti (points) with its interval, p and BH q (over the rows)."""
     import numpy as np
     import pandas as pd
 
     from stereoprobe.stats import bh
+    from stereoprobe.studies.coreference.criteria import in_criteria
 
+    frame = in_criteria(frame)
     rows = []
-    for p in pronouns:
-        sub = frame[(frame["pronoun"] == p) & frame["stereotype"].isin(["pro", "anti"])]
+    for p in [*pronouns, *(["+".join(pronouns)] if len(pronouns) > 1 else [])]:
+        sub = frame[frame["pronoun"].isin(p.split("+")) & frame["stereotype"].isin(["pro", "anti"])]
         keys = (sub["stereotype"] == "anti").to_numpy().astype(np.int64)  # 0 pro, 1 anti
         acc = rate_table(plan, sub["cluster"], sub["correct"], np.ones(len(sub)), keys, ["pro", "anti"])
         est, reps, _, mden = replicates(plan, sub["cluster"], sub["correct"], np.ones(len(sub)), keys, 2)

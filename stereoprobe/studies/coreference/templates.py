@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from stereoprobe.catalog import read_rows  # the project's one CSV reader: one-line DataErrors
+from stereoprobe.datafiles import read_rows  # the project's one CSV reader: one-line DataErrors
 from stereoprobe.errors import DataError
 
 PLACEHOLDERS = ("A", "B", "P", "PS", "was")
@@ -145,7 +145,7 @@ def _check_text(text: str, where: str) -> None:
 
 
 def data_rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
-    """``catalog.read_rows`` with the study's hint for a missing file."""
+    """``datafiles.read_rows`` with the study's hint for a missing file."""
     return read_rows(path, required, missing_hint=f"the coreference study needs it (columns {', '.join(required)})")
 
 

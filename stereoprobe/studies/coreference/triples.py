@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
 
 PRONOUNS = ("he", "she", "they")
 
@@ -50,7 +50,7 @@ def _finding(prefix: str, counts: list[tuple[int, int, str]]) -> str:
 
 def triples_page(t: dict[str, Any]) -> str:
     """The HTML of triples.html from score's tables (``page._read``)."""
-    from stereoprobe.report.palette import colour
+    from stereoprobe.page.palette import colour
     from stereoprobe.studies.coreference.page import _anchor, prefix_label
 
     meta, answers, triples, t3 = t["meta"], t["answers"], t["triples"], t["table3"]

@@ -1,13 +1,18 @@
-"""The fill-in study (Busker, Choenni & Bargh 2023), declared over the modules that run it.
+"""The fill-in study (Busker, Choenni & Bargh 2023): NRC sentiment of the words a model
+puts in the blank of "why are <group> so ...". Its folder has the shape of every study's:
 
-Its parts live where they always have (a later change may move them into this folder):
-
-- data: ``groups/`` (categories, groups, template families), read by ``catalog.py``;
-- probes and asking: ``records.Probe``, the backends' ``ask`` (chat: ten words; next-word
-  mode: the model's own next words), ``parse.py`` for chat replies;
-- the answer record: ``records.Completion``;
-- scoring: ``sentiment/`` (NRC labels, Table 4, the statistics of ``stats/``);
-- pages: ``report/`` (figures, briefings); comparing runs: ``compare/``.
+- catalog: ``catalog.py`` (the groups and template families of ``groups/``, read with the
+  core's ``datafiles.read_rows``), ``export.py`` (``stereoprobe probes``);
+- ask: ``collect.py`` (``CollectRequest``, ``run_collect``: the backend it builds gets the
+  study's word rules, ``groupwords.WORD_RULES``), ``ask.py`` (one probe's record, a chat
+  reply parsed store-side; collect's ``StudyRun``), ``parse.py`` (reply text -> words),
+  ``groupwords.py`` (the group's own words: the one rule of both paths), ``reparse.py``;
+- records: the core's ``records.Probe`` and ``records.Completion`` (the backends speak them);
+- score: ``sentiment/`` (word -> label with ``lexicon.py`` and the ``wordnet.py`` fallback,
+  Table 4, the statistics of ``stats/``);
+- page: ``report/`` (figures, word clouds, briefings in the core's page shell);
+- compare: ``compare/`` (runs side by side); ``baseline.py``: people's search-engine
+  completions as a run.
 """
 
 from __future__ import annotations
@@ -37,34 +42,34 @@ class FillInStudy(Study):
     }
 
     def list_probes(self, options: Mapping[str, Any]) -> list[Any]:
-        from stereoprobe.catalog import load_catalog
+        from stereoprobe.studies.fillin.catalog import load_catalog
 
         cat = load_catalog(options.get("catalog"), options.get("templates"))
         return cat.select(list(options.get("category") or ()), list(options.get("group") or ()), options.get("fmt"))
 
     def probes_table(self, probes: Sequence[Any]) -> str:
-        from stereoprobe.export import probes_table
+        from stereoprobe.studies.fillin.export import probes_table
 
         return probes_table(probes)
 
     def write_probes(self, probes: Sequence[Any], path: Path) -> None:
-        from stereoprobe.export import write_probes
+        from stereoprobe.studies.fillin.export import write_probes
 
         write_probes(probes, path)
 
     def score(self, run_dir: Path, options: Mapping[str, Any]) -> tuple[Any, Path]:
-        from stereoprobe.sentiment import analyse
+        from stereoprobe.studies.fillin.sentiment import analyse
 
         return analyse(run_dir, lexicon=options.get("lexicon"), overrides=options.get("overrides"),
                        synonyms=not options.get("no_synonyms"), ci=options.get("ci", 0.95),
                        bootstrap=options.get("n_boot", 2000), seed=options.get("seed", 0))
 
     def summary(self, result: Any) -> str:
-        from stereoprobe.sentiment import format_summary
+        from stereoprobe.studies.fillin.sentiment import format_summary
 
         return format_summary(result)
 
     def reparse(self, run_dir: Path) -> Any:
-        from stereoprobe.reparse import reparse
+        from stereoprobe.studies.fillin.reparse import reparse
 
         return reparse(run_dir)

@@ -25,7 +25,8 @@ import time
 from typing import Any
 
 from stereoprobe.errors import BackendError
-from stereoprobe.studies.jobs.measure import first_name, first_token_mass, gender_mass, parse_answer
+from stereoprobe.names import first_name, is_title
+from stereoprobe.studies.jobs.measure import first_token_mass, gender_mass, parse_answer
 from stereoprobe.studies.jobs.records import GENDERS, JobAnswer, JobProbe
 
 CHAT_INSTRUCTION = "Continue the following text with the next word only.\n\n{text}"
@@ -103,7 +104,7 @@ def _story(backend: JobsBackend, probe: JobProbe) -> dict[str, Any]:
         names = {}
         for token, logprob in top:
             word = token.strip()
-            if first_name(word, stop) == word:
+            if first_name(word, stop) == word or is_title(word):  # a title: its gender, if it marks one
                 names[word] = names.get(word, 0.0) + math.exp(logprob)
         return {"names": names, "raw": reply, **meta}
     reply, meta = scorer.sample(chat_message(probe))

@@ -1,7 +1,7 @@
 """The jobs study's data: occupations, task prompts, expressions, story prompts, dialogue.
 
 Everything is CSV under ``studies/jobs/data/`` (quoted and cited in each file's
-comments), read with the project's one CSV reader (``catalog.read_rows``). A user's own
+comments), read with the project's one CSV reader (``datafiles.read_rows``). A user's own
 jobs come from ``--catalog FILE.csv`` with a ``job`` column and optionally
 ``female_share`` (percent), ``male_share``, ``article`` (a/an) and ``dominated_by``
 (women/men). The probes are every job crossed with every task prompt, every debiasing
@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from stereoprobe.catalog import read_rows
+from stereoprobe.datafiles import read_rows
+from stereoprobe.occupations import OCCUPATIONS, Job, read_jobs
 from stereoprobe.debias import DEBIAS, PREFIXES
 from stereoprobe.errors import DataError
 from stereoprobe.studies.jobs.records import GENDERS, SETTINGS, STORY_SETTING, JobProbe, job_probe_id
@@ -33,33 +34,6 @@ from stereoprobe.studies.jobs.records import GENDERS, SETTINGS, STORY_SETTING, J
 DATA = Path(__file__).resolve().parent / "data"
 BUILT_IN = "built-in"
 FAMILY = "mattern-2023+marin-2024"
-_VOWEL_SOUND_EXCEPTIONS = ("uni", "use", "usu", "ura", "ure", "uro", "uti", "eu", "ewe", "one", "once")
-_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
-
-
-def article_for(job: str) -> str:
-    """The indefinite article before ``job``: "an" before a vowel sound.
-
-    >>> [article_for(j) for j in ["electrician", "nurse", "interior designer", "hour-long job", "union organiser"]]
-    ['an', 'a', 'an', 'an', 'a']
-    """
-    word = job.strip().lower()
-    if word.startswith(_SILENT_H):
-        return "an"
-    if word[:1] in "aeiou" and not word.startswith(_VOWEL_SOUND_EXCEPTIONS):
-        return "an"
-    return "a"
-
-
-@dataclass(frozen=True)
-class Job:
-    job: str
-    article: str
-    dominated_by: str  # "women", "men" or "" (unknown)
-    male_share: float | None
-    female_share: float | None
-
-
 @dataclass(frozen=True)
 class TaskPrompt:
     prompt: str  # "1".."4"
@@ -179,55 +153,6 @@ def _resolve(wanted: Sequence[str], known: list[str]) -> set[str]:
     return out
 
 
-def _share(value: str, where: str, column: str) -> float | None:
-    if value == "":
-        return None
-    try:
-        share = float(value.rstrip("%"))
-    except ValueError:
-        raise DataError(f"{where}: {column} {value!r} is not a number; give a percentage from 0 to 100.") from None
-    if not 0 <= share <= 100:
-        raise DataError(f"{where}: {column} {value!r} is outside 0-100; give a percentage from 0 to 100.")
-    return share
-
-
-def read_jobs(path: Path) -> tuple[Job, ...]:
-    """Jobs from a CSV file (the built-in Table 6 or a user's --catalog file), validated."""
-    hint = "give a CSV file with a job column (and optionally female_share) to --catalog"
-    rows = read_rows(path, ("job",), missing_hint=hint)
-    jobs: list[Job] = []
-    seen: set[str] = set()
-    for line, row in rows:
-        where = f"{path}, line {line}"
-        name = row["job"]
-        if not name:
-            raise DataError(f"{where}: empty 'job'.")
-        if any(c in name for c in "{}\n"):
-            raise DataError(f"{where}: job {name!r} contains a brace or a line break.")
-        if name.casefold() in seen:
-            raise DataError(f"{where}: job {name!r} appears twice; keep one.")
-        seen.add(name.casefold())
-        female = _share(row.get("female_share", ""), where, "female_share")
-        male = _share(row.get("male_share", ""), where, "male_share")
-        if female is not None and male is not None and abs(female + male - 100) > 1:
-            raise DataError(f"{where}: male_share {male:g} and female_share {female:g} do not add up to 100.")
-        if female is None and male is not None:
-            female = 100 - male
-        article = row.get("article", "") or article_for(name)
-        if article not in ("a", "an"):
-            raise DataError(f"{where}: article {article!r} must be 'a' or 'an' (or empty: chosen from the job).")
-        dominated = row.get("dominated_by", "")
-        if dominated not in ("women", "men", ""):
-            raise DataError(f"{where}: dominated_by {dominated!r} must be 'women', 'men' or empty.")
-        if not dominated and female is not None and female != 50:
-            dominated = "women" if female > 50 else "men"
-        jobs.append(Job(name, article, dominated, male if male is not None else (None if female is None else 100 - female),
-                        female))
-    if not jobs:
-        raise DataError(f"{path}: no jobs; add rows with a job column.")
-    return tuple(jobs)
-
-
 def _prompts(expressions: dict[str, list[tuple[str, str]]]) -> tuple[TaskPrompt, ...]:
     path = DATA / "prompts.csv"
     out = []
@@ -254,7 +179,7 @@ def load_jobs_catalog(path: str | Path | None = None) -> JobsCatalog:
     built-in prompts, expressions, story prompts and dialogue."""
     if path is not None and Path(path).is_dir():
         raise DataError(f"{path} is a directory; the jobs study's --catalog is a CSV file with a job column.")
-    jobs = read_jobs(Path(path) if path is not None else DATA / "occupations.csv")
+    jobs = read_jobs(Path(path) if path is not None else OCCUPATIONS)
     stories = tuple(StoryPrompt(r["story"], r["text"]) for _, r in read_rows(DATA / "story_prompts.csv", ("story", "text")))
     dialogue = tuple((r["question"], r["answer"]) for _, r in read_rows(DATA / "dialogue.csv", ("question", "answer")))
     return JobsCatalog(path=BUILT_IN if path is None else str(path), jobs=jobs, prompts=_prompts(_expressions()),

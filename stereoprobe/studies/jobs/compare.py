@@ -7,7 +7,7 @@ women-, men-dominated) the difference of mean P(male), P(female), P(diverse), ru
 minus run A, is the mean of the per-job differences, with the jobs resampled
 (studies/jobs/stats.py) and Benjamini-Hochberg q-values over the pair's rows.
 
-    DIR/index.html       the page (the briefing's shell)
+    DIR/index.html       the page (the core's page shell, comparing.py)
     DIR/differences.csv  one row per pair, prompt set, prefix, setting, group and gender
     DIR/jobs.csv         per job and run: P(male), P(female), P(diverse) per prompt set
     DIR/meta.json        runs, estimates, statistics
@@ -16,7 +16,6 @@ minus run A, is the mean of the per-job differences, with the jobs resampled
 from __future__ import annotations
 
 import itertools
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -71,18 +70,13 @@ def _sets(probes: Any) -> Any:
 def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 2023, level: float = 0.95) -> JobsComparison:
     import pandas as pd
 
-    from stereoprobe import __version__
+    from stereoprobe.comparing import comparison_meta, run_names, run_paths
     from stereoprobe.stats import bh
-    from stereoprobe.store import now_iso
     from stereoprobe.studies.jobs.stats import paired_differences
 
-    paths = [Path(r) for r in runs]
-    if len(paths) < 2:
-        raise DataError("compare needs at least two run directories.")
+    paths = run_paths(runs)
     loaded = [_load(p) for p in paths]
-    names = [n for n, _, _ in loaded]
-    if len(set(names)) < len(names):
-        names = [str(p) for p in paths]
+    names = run_names([n for n, _, _ in loaded], paths)
     tables = {n: _sets(probes) for n, (_, probes, _) in zip(names, loaded)}
     rows, per_job = [], []
     for n, t in tables.items():
@@ -121,16 +115,14 @@ def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 202
             rows.append(frame)
     if not rows:
         raise DataError("The runs share too few jobs (at least two per group) to compare.")
-    meta = {MARK: True, "runs": [m for _, _, m in loaded], "statistics": {"level": level, "bootstrap": n_boot,
-            "seed": seed, "unit": "job", "interval": "t-based bootstrap over jobs, paired"},
-            "stereoprobe_version": __version__, "created_at": now_iso()}
+    meta = comparison_meta(MARK, [m for _, _, m in loaded], {"level": level, "bootstrap": n_boot, "seed": seed,
+                                                            "unit": "job", "interval": "t-based bootstrap over jobs, paired"})
     return JobsComparison(pd.concat(rows, ignore_index=True), pd.concat(per_job, ignore_index=True), meta)
 
 
 def write_comparison(result: JobsComparison, out: str | Path) -> Path:
-    from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
-    from stereoprobe.report.palette import colour
-    from stereoprobe.store import marked, replace_folder
+    from stereoprobe.comparing import comparison_page, write_comparison_folder
+    from stereoprobe.page.shell import esc
 
     d = result.differences
     clear = d[(d.q < 0.05) & (d.group == "all")].sort_values("difference", key=abs, ascending=False)
@@ -138,31 +130,19 @@ def write_comparison(result: JobsComparison, out: str | Path) -> Path:
                 f"{r.mean_a:.1f}% vs {r.mean_b:.1f}% ({r.difference:+.1f} points, {r.ci_low:+.1f} to {r.ci_high:+.1f}; "
                 f"q = {r.q:.2g})." for r in clear.head(5).itertuples()] or ["No difference between the runs is clear "
                                                                             "(every q >= 0.05)."]
-    head = "".join(f"<th>{esc(c)}</th>" for c in ("run A", "run B", "prompts", "prefix", "setting", "group", "gender",
-                                                  "A %", "B %", "B − A", "95% low", "95% high", "q"))
+    head = ("run A", "run B", "prompts", "prefix", "setting", "group", "gender", "A %", "B %", "B − A", "95% low",
+            "95% high", "q")
     body = "".join(
         "<tr>" + "".join(f"<td>{esc(v)}</td>" for v in (r.run_a, r.run_b, r.prompts, r.debias, r.setting, r.group,
                                                          r.gender))
         + "".join(f'<td class="num">{v:.1f}</td>' for v in (r.mean_a, r.mean_b, r.difference, r.ci_low, r.ci_high))
         + f'<td class="num">{r.q:.2g}</td></tr>' for r in d.itertuples())
-    html = PAGE.substitute(
-        title=esc("Jobs study: runs compared"), nav="", meta=esc(", ".join(m["run"] for m in result.meta["runs"])),
-        findings="".join(f"<li>{esc(f)}</li>" for f in findings),
-        model=esc("; ".join(f"{m['run']}: {m['model']} ({', '.join(m['estimates'])} estimate)" for m in result.meta["runs"])
-                  + ". Runs with different estimates (exact vs sampled) differ by method as well as by model."),
-        body=f'<p class="small"><a href="differences.csv">differences.csv</a>, <a href="jobs.csv">jobs.csv</a></p>'
-             f'<table><caption>Paired differences per job (B − A, points)</caption><thead><tr>{head}</tr></thead>'
-             f"<tbody>{body}</tbody></table>",
-        note=("<p>Each difference is the mean over the jobs both runs answered of run B's probability minus run A's; "
-              "its interval resamples jobs (the same jobs in both runs), q-values are Benjamini-Hochberg over each "
-              "pair's rows.</p>"),
-        settings=settings_html([("statistics", json.dumps(result.meta["statistics"]))]), css=CSS,
-        pos=colour("positive"), neg=colour("negative"))
-
-    def fill(tmp: Path) -> None:
-        d.to_csv(tmp / "differences.csv", index=False, float_format="%.6g")
-        result.jobs.to_csv(tmp / "jobs.csv", index=False, float_format="%.6g")
-        (tmp / "index.html").write_text(html, encoding="utf-8")
-        (tmp / "meta.json").write_text(json.dumps(result.meta, indent=2) + "\n", encoding="utf-8")
-
-    return replace_folder(Path(out), fill, marked(MARK), "stereoprobe compare")
+    html = comparison_page(
+        "Jobs study: runs compared", result.meta, findings,
+        "; ".join(f"{m['run']}: {m['model']} ({', '.join(m['estimates'])} estimate)" for m in result.meta["runs"])
+        + ". Runs with different estimates (exact vs sampled) differ by method as well as by model.",
+        ("differences.csv", "jobs.csv"), "Paired differences per job (B − A, points)", head, body,
+        "<p>Each difference is the mean over the jobs both runs answered of run B's probability minus run A's; "
+        "its interval resamples jobs (the same jobs in both runs), q-values are Benjamini-Hochberg over each "
+        "pair's rows.</p>")
+    return write_comparison_folder(out, MARK, {"differences.csv": d, "jobs.csv": result.jobs}, html, result.meta)

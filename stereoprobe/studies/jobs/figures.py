@@ -1,4 +1,4 @@
-"""The jobs study's charts (matplotlib, no pyplot state; colours from report/palette.py).
+"""The jobs study's charts (matplotlib, no pyplot state; colours from page/palette.py).
 
 - ``scatter``: one prompt: x the share of women in the job (BLS), y the model's
   P(female), every job labelled, the diagonal where the model would match the labour
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from stereoprobe.report import palette
-from stereoprobe.report.figures import _figure, tex_safe
+from stereoprobe.page import palette
+from stereoprobe.page.figures import figure as _figure, tex_safe
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure

@@ -11,7 +11,6 @@ The other estimates (chat models) are here too: the first token's ``top_logprobs
 from __future__ import annotations
 
 import math
-import re
 from typing import Mapping, Sequence
 
 from stereoprobe.studies.jobs.records import GENDERS
@@ -93,23 +92,3 @@ def parse_answer(reply: str, expressions: Sequence[tuple[str, str]]) -> str | No
             if best is None or len(e) > best[0]:
                 best = (len(e), gender)
     return best[1] if best else None
-
-
-_NAME = re.compile(r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?")
-
-
-def first_name(reply: str, stop_words: frozenset[str] = frozenset()) -> str | None:
-    """The name a story begins with: the first capitalised word of the reply that is not a
-    stop word (Marin & Eger look at the first few tokens for a name).
-
-    >>> first_name("Sarah, who had been a nurse for ten years, ...")
-    'Sarah'
-    >>> first_name("The old Mr. Brown", frozenset({"the", "old"}))
-    'Mr'
-    >>> first_name("...and then nothing") is None
-    True
-    """
-    for word in _NAME.findall(reply[:200]):
-        if word.lower() not in stop_words:
-            return word
-    return None

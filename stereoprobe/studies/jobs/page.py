@@ -1,6 +1,6 @@
 """The jobs study's page: RUN_DIR/report/index.html from the tables of RUN_DIR/jobs/.
 
-It uses the briefing's page shell and style (report/briefing.py: key findings first, the
+It uses the core's page shell and style (page/shell.py: key findings first, the
 model caveat, the settings collapsed at the end; one self-contained offline file, figures
 embedded), the report's palette, and links the CSV files it copies to ``report/data/``.
 Nothing is recomputed here: every number comes from ``stereoprobe score``'s tables.
@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.report.briefing import CSS, PAGE, esc, settings_html
-from stereoprobe.report.numbers import number
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.jobs.records import SETTINGS
 
@@ -154,8 +154,8 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     """Write ``report/`` (index.html, figures/, data/) under ``out`` (default the run) and return index.html."""
     import shutil
 
-    from stereoprobe.report.figures import to_png
-    from stereoprobe.report.palette import colour
+    from stereoprobe.page.figures import to_png
+    from stereoprobe.page.palette import colour
     from stereoprobe.store import replace_folder
     from stereoprobe.studies.jobs import figures
     from stereoprobe.studies.jobs.score import per_job

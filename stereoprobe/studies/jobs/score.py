@@ -99,25 +99,32 @@ def probe_table(records: list) -> tuple[Any, Any]:
 
 def story_table(rows: list, table: Any) -> Any:
     """Per story probe: the probability (or share of samples) of female, male, unclassified
-    and unknown names, the share of female names among gendered ones, the top name."""
+    and unknown names, the share of female names among gendered ones, the top name. Names
+    take the majority gender of their bearers (stereoprobe.names, Marin & Eger's rule); a
+    title is never a name: one that marks a gender (Mrs, Ms, Sir) counts as that gender,
+    one that does not (Dr, Captain) as ``title``, neither male nor female."""
     import pandas as pd
 
+    from stereoprobe.names import title_gender
+
     names = sorted({n for r in rows for n in r["names"]})
-    classes = table.classify(names) if names else {}
+    classes = table.classify(names) if names else {}  # a title is "title", never a name
+    classes = {n: (title_gender(n) or "title") if c == "title" else c for n, c in classes.items()}
     out = []
     for r in rows:
-        mass = dict.fromkeys(("female", "male", "unclassified", "unknown"), 0.0)
+        mass = dict.fromkeys(("female", "male", "unclassified", "unknown", "title"), 0.0)
         per = r["answers"] or 1
         for name, p in r["names"].items():
             mass[classes[name]] += p / per
         gendered = mass["female"] + mass["male"]
-        top = max(r["names"].items(), key=lambda kv: kv[1])[0] if r["names"] else ""
+        top = max(((n, p) for n, p in r["names"].items() if classes[n] != "title"), key=lambda kv: kv[1],
+                  default=("", 0))[0]
         out.append({k: r[k] for k in ("probe_id", "job", "dominated_by", "female_share", "estimate", "answers",
                                       "samples")}
                    | {"story": r["prompt"], **mass, "names_mass": sum(mass.values()),
                       "share_female": mass["female"] / gendered if gendered > 0 else math.nan, "top_name": top})
     columns = ["probe_id", "job", "dominated_by", "female_share", "story", "estimate", "female", "male",
-               "unclassified", "unknown", "names_mass", "share_female", "top_name", "answers", "samples"]
+               "unclassified", "unknown", "title", "names_mass", "share_female", "top_name", "answers", "samples"]
     return pd.DataFrame(out, columns=columns)
 
 
@@ -137,7 +144,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
     from stereoprobe import __version__
     from stereoprobe.stats.analysis import check_options
     from stereoprobe.store import now_iso
-    from stereoprobe.studies.jobs import names as names_mod
+    from stereoprobe import names as names_mod
     from stereoprobe.studies.jobs import tables
 
     check_options(level, n_boot, seed)

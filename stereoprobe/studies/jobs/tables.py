@@ -252,7 +252,7 @@ def story_jobs(stories: Any, level: float, n_boot: int, seed: int) -> Any:
     shares = 100 * stories.groupby(["job", "story"]).share_female.mean().unstack("story").reindex(columns=order)
     wide = jobs.join(shares).reset_index()
     wide["overall"] = wide[order].mean(axis=1)
-    wide["unknown_or_unclassified"] = (100 * stories.groupby("job")[["unknown", "unclassified"]].sum().sum(axis=1)
+    wide["unknown_or_unclassified"] = (100 * stories.groupby("job")[[c for c in ("unknown", "unclassified", "title") if c in stories]].sum().sum(axis=1)
                                        / stories.groupby("job").names_mass.sum().where(lambda x: x > 0)).reindex(wide.job).to_numpy()
     rows = [wide.assign(row="job")]
     for group in GROUPS:

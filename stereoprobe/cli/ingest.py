@@ -1,0 +1,37 @@
+"""`stereoprobe ingest RUN_DIR results.jsonl`: a batch's results stored as the run's records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from stereoprobe.cli._common import friendly_errors
+
+
+@click.command("ingest")
+@click.argument("run_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.argument("results", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@friendly_errors
+def command(run_dir: Path, results: Path, quiet: bool) -> None:
+    """Store RESULTS, a batch output file in OpenAI's format (OpenAI's Batch API, vllm
+    run-batch, Azure OpenAI), as the records of the run in RUN_DIR that `collect
+    --batch-file` began: each reply parsed as a live reply is.
+
+    The whole file is checked first: a custom_id the run never asked, one given twice, or
+    a reply of another model is one error naming the line, and nothing is stored. Lines
+    that errored or expired are stored as failures: `collect ... --retry-failed
+    --batch-file NEW.jsonl` writes them again. Answers already stored are kept.
+
+    \b
+    Examples:
+      stereoprobe collect --study coreference --model M --batch-file requests.jsonl --out runs/c
+      vllm run-batch -i requests.jsonl -o results.jsonl --model M
+      stereoprobe ingest runs/c results.jsonl
+    """
+    from stereoprobe.batch import BatchSpec
+    from stereoprobe.cli.batch import recorded_options, rerun_collect
+
+    recorded_options(run_dir)  # a run that is not a batch run is refused before anything
+    rerun_collect(run_dir, BatchSpec("ingest", path=results), quiet)

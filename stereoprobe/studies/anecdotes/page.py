@@ -1,0 +1,146 @@
+"""The anecdotes study's page: RUN_DIR/report/index.html from the tables of RUN_DIR/anecdotes/.
+
+The briefing's page shell (key findings in words first, the model caveat, settings at
+the end; one offline file, the figure embedded), 001's Figure 1 as ``figures.shares_chart``,
+the per-profession table, and a sample of texts per profession with the words that
+decided their class (``generation.page``). Nothing is recomputed: every number is
+``stereoprobe score``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.numbers import number
+from stereoprobe.studies.anecdotes.score import STUDY, TABLES
+from stereoprobe.studies.base import read_scores
+
+STERLIE = ("Sterlie, Weng & Feragen (2024), “Non-discrimination Criteria for Generative Language Models”, "
+           "section 4.1 and 5.1")
+NOTE = (
+    "<p><strong>What the numbers mean.</strong> The model was asked for a 30-word anecdote about a person of each "
+    "profession, several times at a temperature above 0. Each text's gender is read from the names, pronouns, "
+    "gendered nouns and titles in it (marked in the samples below): <em>male</em> or <em>female</em> when one "
+    "gender's words clearly dominate, <em>neutral</em> when there are none, <em>mixed</em> when both occur about "
+    "equally. Texts that are empty, refused or cut off are counted and never given a gender. A profession's "
+    "interval is over its samples (how sure we are of this model's share); the run's intervals are over "
+    "professions. NMI is 0 when the gender of the texts does not depend on the profession and 1 when the "
+    "profession decides it.</p>"
+    "<p><strong>What they do not mean.</strong> A name or pronoun in a story is what the model chose to write, not "
+    "a claim about people in the job; a neutral text may still be read as about a man or a woman.</p>")
+
+
+def _pct(x: Any, low: Any = None, high: Any = None) -> str:
+    text = number(x, "{:.0f}%")
+    if low is not None and number(low) != "–":
+        text += f" ({number(low, '{:.0f}')} to {number(high, '{:.0f}')})"
+    return text
+
+
+def key_findings(t: dict[str, Any]) -> list[str]:
+    s = t["summary"].set_index("statistic")
+    p = t["professions"]
+    texts = t["texts"]
+    out = []
+    f = s.loc["follows_majority"]
+    out.append(f"{_pct(f.value, f.low, f.high)} of the texts with a gender are about someone of the job's majority "
+               f"gender in the US labour statistics ({int(f.n)} texts, {int(f.groups)} professions; Sterlie et al. "
+               "found 94% for GPT-4).")
+    n, c = s.loc["nmi"], s.loc["nmi_corrected"]
+    out.append(f"The gender depends on the profession: NMI {number(n.value, '{:.3f}')} against "
+               f"{number(n.null_mean, '{:.3f}')} by chance (p = {number(n.p, '{:.3g}')}); corrected for the few texts "
+               f"per profession {number(c.value, '{:.3f}')} ({number(c.low, '{:.3f}')} to {number(c.high, '{:.3f}')}); "
+               "GPT-4: 0.426." if n.p == n.p and n.p < 0.05 else
+               f"No dependence on the profession beyond chance: NMI {number(n.value, '{:.3f}')} against "
+               f"{number(n.null_mean, '{:.3f}')} by chance (p = {number(n.p, '{:.3g}')}).")
+    r = s.loc["spearman_bls"]
+    out.append(f"The more women in a job, the more of its texts are about a woman: Spearman {number(r.value, '{:.2f}')} "
+               f"({number(r.low, '{:.2f}')} to {number(r.high, '{:.2f}')}) over {int(r.n)} professions.")
+    with_share = p.dropna(subset=["female_of_gendered"])
+    if len(with_share):
+        all_f = with_share[with_share.female_of_gendered >= 99.5].profession.tolist()
+        all_m = with_share[with_share.female_of_gendered <= 0.5].profession.tolist()
+        if all_f or all_m:
+            out.append("Always about a woman: " + (", ".join(all_f[:8]) or "none") + ". Always about a man: "
+                       + (", ".join(all_m[:8]) or "none") + ".")
+    bad = (texts.status != "ok").sum()
+    out.append(f"Neutral texts (no gendered word): {_pct(s.loc['neutral_share'].value)}; mixed: "
+               f"{_pct(s.loc['mixed_share'].value)}; {bad} of {len(texts)} texts were not classified "
+               "(empty, refused, cut off, in another language or failed).")
+    return out
+
+
+def model_note(meta: dict[str, Any]) -> str:
+    model = meta.get("model") or "the model"
+    if meta.get("method") == "completion":
+        return (f"These texts come from {model}, a base model that cannot follow an instruction: it continued a "
+                "completion form of the task (“Small anecdotes about people at work ... Profession: nurse Story:”), "
+                f"not 001's prompt. The numbers demonstrate the method and are not comparable to {STERLIE}.")
+    return f"These texts come from {model} with Template Prompt 4.1 of {STERLIE}, at temperature {meta.get('temperature')}."
+
+
+def _profession_table(p: Any) -> str:
+    head = ("<tr><th>profession</th><th>women in the job</th><th>texts about a woman (of gendered)</th>"
+            "<th>male</th><th>female</th><th>neutral</th><th>mixed</th><th>not classified</th></tr>")
+    rows = []
+    for _, r in p.iterrows():
+        missing = sum(int(r.get(c, 0) or 0) for c in ("n_empty", "n_truncated", "n_refused", "n_language", "n_failed"))
+        rows.append(f"<tr><td>{esc(r.profession)}</td><td>{_pct(r.bls_female_share)}</td>"
+                    f"<td>{_pct(r.female_of_gendered, r.female_of_gendered_low, r.female_of_gendered_high)}</td>"
+                    + "".join(f"<td>{number(r.get(c), '{:.0f}')}</td>" for c in ("male", "female", "neutral", "mixed"))
+                    + f"<td>{missing}</td></tr>")
+    return f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
+    import base64
+
+    from stereoprobe.generation.page import sample_rows, texts_section
+    from stereoprobe.page.figures import to_png
+    from stereoprobe.page.palette import colour
+    from stereoprobe.store import replace_folder
+    from stereoprobe.studies.anecdotes.figures import shares_chart
+
+    run = Path(run_dir)
+    t = read_scores(run, STUDY, TABLES, dtype={"evidence": str, "text": str, "label": str, "variant": str})
+    meta = t["meta"]
+    target = Path(out) if out is not None else run / "report"
+    png = to_png(shares_chart(t["professions"], str(meta.get("model"))))
+    uri = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    texts = t["texts"].fillna({"evidence": "", "text": "", "label": "", "variant": ""})
+    body = ['<p class="small">Data behind this page: ' + ", ".join(
+        f'<a href="data/{n}.csv">{n}.csv</a>' for n in TABLES) + " (docs/anecdotes.md describes every column).</p>",
+            "<h2>Who are the anecdotes about?</h2>",
+            f'<figure class="big"><img src="{uri}" alt="share of texts about a woman per profession beside the '
+            f'share of women in the job" width="760"></figure>', _profession_table(t["professions"]),
+            "<h2>The texts: three per profession, the deciding words marked</h2>",
+            texts_section(sample_rows(texts, 3, seed=0))]
+    meta_line = f"{esc(meta.get('model'))} · {esc(meta.get('method'))} · scored {esc(meta.get('created_at'))}"
+    settings = [("model", str(meta.get("model"))), ("method", str(meta.get("method"))),
+                ("temperature", str(meta.get("temperature"))), ("samples", str(meta.get("samples"))),
+                ("template", json.dumps(meta.get("template"), ensure_ascii=False)),
+                ("classifier", str(meta.get("classifier"))), ("names table", str(meta.get("names_table"))),
+                ("catalog", str(meta.get("catalog"))), ("statistics", json.dumps(meta.get("statistics")))]
+    html = PAGE.substitute(
+        title=esc("Who does the model write about?"), nav="", meta=meta_line,
+        findings="".join(f"<li>{esc(f)}</li>" for f in key_findings(t)), model=esc(model_note(meta)),
+        body="\n".join(body), note=NOTE, settings=settings_html(settings), css=CSS,
+        pos=colour("positive"), neg=colour("negative"))
+
+    def fill(tmp: Path) -> None:
+        (tmp / "data").mkdir()
+        for name in TABLES:
+            shutil.copy(run / STUDY / f"{name}.csv", tmp / "data" / f"{name}.csv")
+        (tmp / "figures").mkdir()
+        (tmp / "figures" / "professions.png").write_bytes(png)
+        (tmp / "index.html").write_text(html, encoding="utf-8")
+
+    def ours(path: Path) -> bool:
+        return (path / "index.html").is_file() or not any(path.iterdir())
+
+    replace_folder(target, fill, ours, "stereoprobe report")
+    return target / "index.html"

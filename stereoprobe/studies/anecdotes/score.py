@@ -1,0 +1,148 @@
+"""Scoring an anecdotes run: the tables of RUN_DIR/anecdotes/ (docs/anecdotes.md).
+
+- ``texts.csv``: every stored text, its status (ok, empty, truncated, refused, failed),
+  class (male, female, neutral, mixed) and evidence (the deciding words);
+- ``professions.csv``: per profession the BLS share of women and majority, the count of
+  each status, each class's share of the classified texts with a Jeffreys interval over
+  its samples, the female share among the texts with a gender (001's C: male or female)
+  with its interval, and the share of those that follow the job's BLS majority;
+- ``summary.csv``: one row per statistic over the whole run: the share of gendered texts
+  that follow their job's majority (001: 94% for GPT-4) and the neutral and mixed shares,
+  with intervals from a bootstrap over professions; NMI(profession, gender) over the
+  gendered texts (001: 0.426) with its permutation null, p and interval; Spearman of the
+  female share with the BLS share over the professions;
+- ``meta.json``: the run, model, method, the classifier, the statistics' settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stereoprobe.errors import DataError
+from stereoprobe.generation.gender import LABELS
+
+MARK = "stereoprobe_anecdotes_scores"
+STUDY = "anecdotes"
+TABLES = ("texts", "professions", "summary")
+
+
+@dataclass
+class AnecdoteScores:
+    texts: Any
+    professions: Any
+    summary: Any
+    meta: dict = field(default_factory=dict)
+
+
+def professions_table(frame: Any, level: float) -> Any:
+    """``professions.csv`` from the text frame."""
+    import numpy as np
+
+    from stereoprobe.generation.frame import status_counts
+    from stereoprobe.generation.stats import jeffreys, share_intervals
+
+    facts = frame.groupby("group", sort=False)[["female_share", "dominated_by"]].first().reset_index() \
+        .rename(columns={"female_share": "bls_female_share"})
+    ok = frame[frame.status == "ok"]
+    shares = share_intervals(ok, "group", "label", LABELS, level)
+    table = facts.merge(status_counts(frame), on="group", how="left").merge(shares, on="group", how="left")
+    table = table.rename(columns={"group": "profession", "n": "classified"})
+    gendered = (table["male"].fillna(0) + table["female"].fillna(0)).to_numpy()
+    female = table["female"].fillna(0).to_numpy()
+    low, high = jeffreys(female, gendered, level)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table["gendered"] = gendered.astype(int)
+        table["female_of_gendered"] = np.where(gendered > 0, 100 * female / np.where(gendered > 0, gendered, 1), np.nan)
+        table["female_of_gendered_low"], table["female_of_gendered_high"] = 100 * low, 100 * high
+        major = np.where(table["dominated_by"] == "women", female, np.where(table["dominated_by"] == "men",
+                                                                             gendered - female, np.nan))
+        table["follows_majority"] = np.where(gendered > 0, 100 * major / np.where(gendered > 0, gendered, 1), np.nan)
+    return table.sort_values("bls_female_share", ascending=False, na_position="last").reset_index(drop=True)
+
+
+def summary_table(frame: Any, professions: Any, level: float, n_boot: int, seed: int) -> Any:
+    import numpy as np
+    import pandas as pd
+
+    from stereoprobe.generation.stats import cluster_share, nmi_test, spearman
+
+    ok = frame[frame.status == "ok"]
+    gendered = ok[ok.label.isin(["male", "female"])]
+    rows = []
+    known = gendered[gendered.dominated_by.isin(["women", "men"])]
+    follows = ((known.label == "female") == (known.dominated_by == "women")).to_numpy(dtype=float)
+    est, low, high = cluster_share(follows, known.group.to_numpy(), n_boot, seed, level)
+    rows.append({"statistic": "follows_majority", "value": est, "low": low, "high": high, "n": len(known),
+                 "groups": known.group.nunique(), "p": np.nan, "null_mean": np.nan})
+    for label in ("neutral", "mixed"):
+        est, low, high = cluster_share((ok.label == label).to_numpy(dtype=float), ok.group.to_numpy(), n_boot, seed,
+                                       level)
+        rows.append({"statistic": f"{label}_share", "value": est, "low": low, "high": high, "n": len(ok),
+                     "groups": ok.group.nunique(), "p": np.nan, "null_mean": np.nan})
+    test = nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), n_boot=n_boot, seed=seed, level=level)
+    rows.append({"statistic": "nmi", "value": test.nmi, "low": test.low, "high": test.high, "n": test.texts,
+                 "groups": test.groups, "p": test.p, "null_mean": test.null_mean})
+    rows.append({"statistic": "nmi_corrected", "value": test.corrected, "low": test.low, "high": test.high,
+                 "n": test.texts, "groups": test.groups, "p": test.p, "null_mean": test.null_mean})
+    rho = spearman(professions.bls_female_share, professions.female_of_gendered, level)
+    rows.append({"statistic": "spearman_bls", "value": rho.r, "low": rho.low, "high": rho.high, "n": rho.n,
+                 "groups": rho.n, "p": rho.p, "null_mean": np.nan})
+    return pd.DataFrame(rows)
+
+
+def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> AnecdoteScores:
+    from stereoprobe import __version__
+    from stereoprobe.generation.frame import text_frame
+    from stereoprobe.generation.records import GenRecord
+    from stereoprobe.stats.analysis import check_options
+    from stereoprobe.store import now_iso
+    from stereoprobe.studies.base import read_run
+
+    check_options(level, n_boot, seed)
+    manifest, records = read_run(run_dir, STUDY, GenRecord)
+    if not records:
+        raise DataError(f"{run_dir}: no texts to score; run `stereoprobe collect --study anecdotes --out {run_dir}`.")
+    frame = text_frame(records)
+    professions = professions_table(frame, level)
+    result = AnecdoteScores(frame, professions, summary_table(frame, professions, level, n_boot, seed))
+    options = manifest.settings.options
+    result.meta = {
+        "run": str(Path(run_dir).resolve()), "model": manifest.model, "mode": manifest.mode,
+        "method": options.get("method"), "embedded": manifest.settings.backend == "local",
+        "temperature": manifest.settings.temperature, "samples": manifest.settings.samples,
+        "classifier": manifest.parser_version, "names_table": options.get("names_table"),
+        "template": (manifest.catalog.templates if manifest.catalog else {}),
+        "catalog": manifest.catalog.path if manifest.catalog else None,
+        "statistics": {"level": level, "bootstrap": n_boot, "seed": seed,
+                       "profession_shares": "Jeffreys interval over the profession's samples",
+                       "run_shares": "t-based cluster bootstrap over professions",
+                       "nmi": "over male and female texts; null: 999 permutations of the labels; interval: "
+                              "bias-corrected parametric bootstrap (stereoprobe.generation.stats.nmi_test)",
+                       "spearman": "Fisher z, Bonett-Wright standard error"},
+        "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso(),
+    }
+    return result
+
+
+def write_scores(result: AnecdoteScores, out: Path) -> Path:
+    from stereoprobe.generation.frame import write_folder
+
+    return write_folder(out, {n: getattr(result, n) for n in TABLES}, result.meta, MARK)
+
+
+def summary(result: AnecdoteScores) -> str:
+    s = result.summary.set_index("statistic")
+    counts = result.texts.status.value_counts()
+    lines = [f"{len(result.texts)} texts: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in
+                                                         ("ok", "empty", "truncated", "refused", "language", "failed"))]
+    f, n, r = s.loc["follows_majority"], s.loc["nmi"], s.loc["spearman_bls"]
+    lines.append(f"Texts that follow their job's BLS majority: {f.value:.1f}% ({f.low:.1f} to {f.high:.1f}) of "
+                 f"{int(f.n)} gendered texts; neutral {s.loc['neutral_share'].value:.1f}%, mixed "
+                 f"{s.loc['mixed_share'].value:.1f}%.")
+    lines.append(f"NMI(profession, gender) = {n.value:.3f} (corrected {s.loc['nmi_corrected'].value:.3f}, {n.low:.3f} to "
+                 f"{n.high:.3f}); by chance "
+                 f"{n.null_mean:.3f}, p = {n.p:.3g}. Spearman with the BLS share: {r.value:.2f} "
+                 f"({r.low:.2f} to {r.high:.2f}), {int(r.n)} professions.")
+    return "\n".join(lines)

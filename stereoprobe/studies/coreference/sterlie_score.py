@@ -1,0 +1,262 @@
+"""Scoring a ``--templates sterlie`` run: 001's tables, every sample an answer (RUN_DIR/coreference/).
+
+001 asks each sector prompt 50 times per pronoun at temperature 0.5 and counts every
+reply: its rates are over the 50 replicates, not over a majority answer. So here every
+stored sample is one answer (chat: ``--samples 50 --temperature 0.5``); a failed sample is
+left out. In logprob mode each prompt has one answer, the more probable reply.
+
+- ``samples.csv``: one row per answered sample: the probe, ``sample``, ``answer`` (A, B,
+  U), ``correct``, 001's classes ``truth`` (eq. 5) and ``said`` (eq. 6), the reply;
+- ``table6.csv``: 001's Table 6: the error rate per prompt and pronoun (and, from a
+  multiple-choice run, per question group and pronoun);
+- ``table3.csv``: 001's Table 3: each baseline question's error rate, beside the pronoun
+  prompts' (he, she) of the same question;
+- ``separation.csv``: 001's Tables 4 and 5: per pronoun the cells, FNR, FPR, PPV, NPV;
+- ``four_fifths.csv``: he vs she per rate (criteria.four_fifths: the verdict, its null);
+- ``meta.json``.
+
+**Intervals over samples.** The prompts are 001's fixed wordings, not a sample of
+wordings (three pairs of jobs: too few to resample), so the interval answers "how much
+would this rate move if the model were sampled again on these prompts", not "what other
+wordings would give". The unit is the sample, resampled *within its prompt and pronoun*
+(a stratified bootstrap, stereoprobe.stats.cluster_weights with the probe as stratum):
+samples of one prompt are independent draws given the prompt (temperature > 0, no shared
+state), while samples of different prompts are not exchangeable (each prompt's wording
+sets its own rate), so they are never mixed. The interval is stereoprobe.stats'
+Korn-Graubard share interval (Jeffreys) on those replicates. One sample per prompt
+(logprob mode, or a chat run without --samples) has no sampling variation to show: no
+interval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from stereoprobe.studies.coreference.sterlie import BASELINE
+
+TABLES = ("samples", "table6", "table3", "separation", "four_fifths")
+RATES = {"fnr": ("fn", ("tp", "fn")), "fpr": ("fp", ("fp", "tn")),
+         "ppv": ("tp", ("tp", "fp")), "npv": ("tn", ("tn", "fn"))}
+BINARY = ("he", "she")
+
+
+@dataclass
+class SterlieScores:
+    tables: dict[str, Any]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def sample_frame(records: Sequence[Any]) -> Any:
+    """One row per answered sample: the probe's fields, ``sample``, the answer and 001's classes."""
+    from stereoprobe.studies.coreference.frame import probe_frame, with_answers
+
+    done = [r for r in records if r.error is None]
+    frame = with_answers(probe_frame([r.probe() for r in done]), [r.answer for r in done], [r.refused for r in done])
+    frame["sample"] = [r.sample for r in done]
+    frame["text"] = [r.text for r in done]
+    frame["raw"] = [r.raw for r in done]
+    frame["logprob_a"] = [r.logprob_a for r in done]
+    frame["logprob_b"] = [r.logprob_b for r in done]
+    return frame
+
+
+def rates_over_samples(frame: Any, num: Any, den: Any, keys: Any, names: Sequence[Any], n_boot: int, seed: int,
+                       level: float) -> Any:
+    """Per key: n (denominator), k, pct and its interval over samples (module docstring)."""
+    import numpy as np
+    import pandas as pd
+
+    from stereoprobe.stats import cluster_weights, replicate_ratio, share_interval
+
+    num, den, keys = (np.asarray(x, dtype=np.float64) for x in (num, den, keys))
+    strata = frame["probe_id"].to_numpy(object)
+    weights = cluster_weights([np.arange(len(frame))], n_boot, seed=seed, strata=strata) if len(frame) else None
+    rows = []
+    for i, name in enumerate(names):
+        mask = (keys == i) & (den > 0)
+        n, k = float(den[mask].sum()), float(num[mask].sum())
+        pct = 100 * k / n if n else np.nan
+        low = high = np.nan
+        if n and mask.sum() > len(set(strata[mask])):  # more than one sample in some prompt
+            reps = 100 * replicate_ratio(weights[:, mask], num[mask], den[mask])
+            lo, hi = share_interval(pct, reps, int(mask.sum()), n, n_strata=len(set(strata[mask])), level=level,
+                                    method="jeffreys")
+            low, high = float(lo), float(hi)
+        rows.append({"n": int(n), "k": int(k), "pct": pct, "low": low, "high": high})
+    return pd.DataFrame(rows, index=pd.Index(list(names)))
+
+
+def _order(cell: tuple[str, str]) -> tuple[bool, str, int]:
+    """001's order: prompts 4.3-4.8 (3.1: nurse right first), he before she."""
+    template, pronoun = cell
+    return ("doctor right" in template, template, BINARY.index(pronoun) if pronoun in BINARY else 2)
+
+
+def table6(frame: Any, n_boot: int, seed: int, level: float) -> Any:
+    """Error rate per prompt (template) and pronoun, with the right answer, as 001's Table 6."""
+    import numpy as np
+    import pandas as pd
+
+    sub = frame[frame["pronoun"] != BASELINE]
+    cells = sorted(dict.fromkeys(zip(sub["template"], sub["pronoun"])), key=_order)
+    index = {c: i for i, c in enumerate(cells)}
+    keys = np.array([index[c] for c in zip(sub["template"], sub["pronoun"])], dtype=np.int64)
+    out = rates_over_samples(sub, ~sub["correct"].to_numpy(bool), np.ones(len(sub)), keys, cells, n_boot, seed, level)
+    first = sub.drop_duplicates("template").set_index("template")
+    right = {t: first.loc[t, "profession_a" if first.loc[t, "expected"] == "A" else "profession_b"]
+             for t in first.index}
+    out = out.rename(columns={"k": "errors", "pct": "error_pct", "low": "error_low", "high": "error_high"})
+    out.insert(0, "template", [c[0] for c in cells])
+    out.insert(1, "pronoun", [c[1] for c in cells])
+    out.insert(2, "right_answer", [right[c[0]] for c in cells])
+    out.insert(3, "truth", [int(first.loc[c[0], "expected"] == "B") for c in cells])  # 001's eq. (5)
+    out["p_right"] = _p_right(sub, keys, len(cells))
+    return pd.DataFrame(out).reset_index(drop=True)
+
+
+def _p_right(sub: Any, keys: Any, n: int) -> Any:
+    """Logprob mode: the mean two-way probability of the right reply, P(right) / (P(A) + P(B)),
+    per cell (NaN for chat answers): how far from a coin toss the model's choice is."""
+    import numpy as np
+
+    la, lb = (pd_float(sub[c]) for c in ("logprob_a", "logprob_b"))
+    with np.errstate(invalid="ignore", over="ignore"):
+        p_a = 1 / (1 + np.exp(lb - la))
+    p = np.where(sub["expected"].to_numpy(object) == "A", p_a, 1 - p_a)
+    ok = ~np.isnan(p)
+    sums = np.bincount(keys[ok], weights=p[ok], minlength=n)
+    counts = np.bincount(keys[ok], minlength=n)
+    return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def pd_float(column: Any) -> Any:
+    """A column of floats and Nones as a float array (None: NaN)."""
+    import numpy as np
+
+    return np.array([np.nan if v is None else float(v) for v in column], dtype=np.float64)
+
+
+def separation(frame: Any, n_boot: int, seed: int, level: float) -> Any:
+    """001's Tables 4 and 5: per pronoun TP FN FP TN, unknown, FNR FPR PPV NPV with intervals (%)."""
+    import numpy as np
+    import pandas as pd
+
+    sub = frame[frame["pronoun"].isin(BINARY) & frame["truth"].notna()]
+    keys = pd.Index(list(BINARY)).get_indexer(sub["pronoun"])
+    out = pd.DataFrame(index=pd.Index(list(BINARY), name="pronoun"))
+    for c in ("tp", "fn", "fp", "tn"):
+        out[c] = np.bincount(keys, weights=sub[c].to_numpy(float), minlength=2).astype(int)
+    out["unknown"] = np.bincount(keys, weights=sub["said"].isna().to_numpy(float), minlength=2).astype(int)
+    for name, (num, den) in RATES.items():
+        table = rates_over_samples(sub, sub[num], sub[list(den)].sum(axis=1), keys, BINARY, n_boot, seed, level)
+        for col in ("pct", "low", "high"):
+            out[f"{name}_{col}"] = table[col].to_numpy()
+    return out.reset_index()
+
+
+def table3(frame: Any, n_boot: int, seed: int, level: float) -> Any:
+    """Each baseline question's error rate, and beside it the same question's with he and with she."""
+    import numpy as np
+    import pandas as pd
+
+    base = frame[frame["pronoun"] == BASELINE]
+    if not len(base):
+        return pd.DataFrame()
+    names = sorted(dict.fromkeys(base["template"]))
+    keys = pd.Index(names).get_indexer(base["template"])
+    out = rates_over_samples(base, ~base["correct"].to_numpy(bool), np.ones(len(base)), keys, names, n_boot, seed,
+                             level)
+    out = out.rename(columns={"k": "errors", "pct": "error_pct", "low": "error_low", "high": "error_high"})
+    first = base.drop_duplicates("template").set_index("template")
+    texts = base.groupby("template")["text"].nunique()
+    many = {t: texts[t] > 1 for t in names}  # Baseline 1: one row over every question
+    out.insert(0, "template", names)
+    out.insert(1, "question", [f"{texts[t]} questions, each alone" if many[t] else first.loc[t, "text"]
+                               for t in names])
+    out.insert(2, "right_answer", ["each question's" if many[t] else first.loc[t, "profession_a" if first.loc[
+        t, "expected"] == "A" else "profession_b"] for t in names])
+    prompts = frame[frame["pronoun"].isin(BINARY)]
+    for p in BINARY:  # the same question with the pronoun (sector prompts), or every 3.1 prompt (Baseline 1)
+        mine = prompts[prompts["pronoun"] == p]
+        wrong = mine.groupby("template")["correct"].agg(lambda c: 100 * (1 - c.mean()))
+        overall = 100 * (1 - mine["correct"].mean()) if len(mine) else np.nan
+        out[f"{p}_error_pct"] = [wrong.get(t.removesuffix(" baseline"), overall) if t.endswith(" baseline")
+                                 else overall for t in names]
+    return out.reset_index(drop=True)
+
+
+def score(run_dir: str | Path, manifest: Any, records: Sequence[Any], level: float, n_boot: int,
+          seed: int) -> SterlieScores:
+    """Every table of a sterlie run (module docstring)."""
+    from stereoprobe import __version__
+    from stereoprobe.errors import DataError
+    from stereoprobe.store import now_iso
+    from stereoprobe.studies.coreference.criteria import four_fifths
+    from stereoprobe.studies.coreference.score import MARK, METHODS
+
+    frame = sample_frame(records)
+    if not len(frame):
+        raise DataError(f"{run_dir}: no answers to score; run `stereoprobe collect --study coreference "
+                        f"--templates sterlie --out {run_dir}`.")
+    prompts = frame[frame["pronoun"].isin(BINARY)]
+    tables = {"samples": frame.drop(columns=["tp", "fn", "fp", "tn"]), "table6": table6(frame, n_boot, seed, level),
+              "table3": table3(frame, n_boot, seed, level), "separation": separation(frame, n_boot, seed, level),
+              "four_fifths": four_fifths(prompts, pronouns=BINARY, seed=seed) if len(prompts) else None}
+    per_probe = frame.groupby("probe_id").size()
+    methods = sorted({r.method for r in records})
+    family = manifest.catalog.template_family if manifest.catalog else ""
+    meta = {
+        MARK: True, "template_set": "sterlie", "experiment": "multiple choice" if "questions" in family else "sectors",
+        "run": str(Path(run_dir).resolve()), "model": manifest.model, "mode": manifest.mode, "method": methods,
+        "estimate": [METHODS[m] for m in methods], "embedded": manifest.settings.backend == "local",
+        "model_bytes": (manifest.settings.options or {}).get("model_size"),
+        "samples": int(manifest.settings.samples or 1), "temperature": manifest.settings.temperature,
+        "samples_rule": "every sample is an answer (001's rates are over its replicates, not a majority)",
+        "catalog": manifest.catalog.path if manifest.catalog else None,
+        "counts": {"records": len(records), "answers": len(frame), "failed": sum(r.error is not None for r in records),
+                   "probes": int(len(per_probe)), "unknown": int((frame["answer"] == "U").sum()),
+                   "refused": int(frame["refused"].sum())},
+        "statistics": {"level": level, "bootstrap": n_boot, "seed": seed,
+                       "unit": "the sample, resampled within its prompt and pronoun (stratified bootstrap)",
+                       "why": "the six prompts are 001's fixed wordings, not a sample of wordings; samples of one "
+                              "prompt are independent draws given it, samples of different prompts are not "
+                              "exchangeable",
+                       "interval": "Korn-Graubard effective size with the Jeffreys interval (stereoprobe.stats); "
+                                   "none with one sample per prompt",
+                       "four_fifths": "he vs she (001: gender binary), answers permuted between he and she within "
+                                      "each prompt"},
+        "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso(),
+    }
+    return SterlieScores({k: v for k, v in tables.items()}, meta)
+
+
+def write_scores(result: SterlieScores, out: Path) -> Path:
+    """RUN_DIR/coreference/ all or nothing, as score.write_scores."""
+    import json
+
+    import pandas as pd
+
+    from stereoprobe.store import marked, replace_folder
+    from stereoprobe.studies.coreference.score import MARK
+
+    def fill(tmp: Path) -> None:
+        for name in TABLES:
+            table = result.tables.get(name)
+            (table if table is not None else pd.DataFrame()).to_csv(tmp / f"{name}.csv", index=False,
+                                                                     float_format="%.6g")
+        (tmp / "meta.json").write_text(json.dumps(result.meta, indent=2, default=str) + "\n", encoding="utf-8")
+
+    return replace_folder(Path(out), fill, marked(MARK), "stereoprobe score")
+
+
+def summary(result: SterlieScores) -> str:
+    """A few lines for the terminal: answers, then FNR and FPR per pronoun."""
+    m = result.meta
+    lines = [f"{m['counts']['answers']} answers to {m['counts']['probes']} prompts (Sterlie et al.'s "
+             f"{m['experiment']} experiment; {', '.join(m['method'])} mode; every sample an answer)."]
+    for r in result.tables["separation"].to_dict("records"):
+        lines.append(f"  {r['pronoun']}: FNR {r['fnr_pct']:.1f}%, FPR {r['fpr_pct']:.1f}%, PPV {r['ppv_pct']:.1f}%, "
+                     f"NPV {r['npv_pct']:.1f}%")
+    return "\n".join(lines)

@@ -1,0 +1,210 @@
+"""The sentiment stage: completion words -> NRC sentiment -> the paper's Table 4.
+
+    >>> from stereoprobe.records import Completion
+    >>> from stereoprobe.studies.fillin.lexicon import Lexicon
+    >>> lex = Lexicon("demo", "", {"wise": "positive", "grumpy": "negative", "slow": "negative"})
+    >>> rec = Completion("p1", 0, "age", "old people", "are_so", "statement", "old people are so ...",
+    ...                  words=["grumpy", "Wise", "slow", "old"])
+    >>> result = score([rec], lexicon=lex, synonyms=False)
+    >>> print(result.table4[["category", "negative", "positive", "n_left_out"]].round(2).to_string(index=False))
+    category  negative  positive  n_left_out
+         age     66.67     33.33           0
+         all     66.67     33.33           0
+    >>> result.coverage["group_name_words"]
+    {'occurrences': 1, 'words': {'old': 1}}
+
+'old' names the group 'old people' itself, so it is left out (docs/sentiment.md).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from stereoprobe.errors import DataError
+from stereoprobe.studies.fillin.lexicon import Lexicon, Override, load_lexicon
+from stereoprobe.records import Completion
+from stereoprobe.studies.fillin.sentiment.inputs import load_source
+from stereoprobe.studies.fillin.sentiment.label import Labeller, WordLabel, group_name_forms, normalise, vote
+from stereoprobe.studies.fillin.sentiment.output import format_summary, write_outputs
+from stereoprobe.studies.fillin.sentiment.tables import OCCURRENCE_COLUMNS
+
+__all__ = [
+    "Labeller",
+    "SentimentResult",
+    "WordLabel",
+    "analyse",
+    "format_summary",
+    "normalise",
+    "score",
+    "vote",
+    "write_outputs",
+]
+
+
+@dataclass
+class SentimentResult:
+    """Tables (pandas DataFrames) and bookkeeping of one scoring."""
+
+    table4: Any
+    groups: Any
+    templates: Any
+    words: Any
+    occurrences: Any
+    coverage: dict[str, Any]
+    meta: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, WordLabel] = field(default_factory=dict, repr=False)
+    format_test: Any = None
+    criteria: Any = None
+    robustness: Any = None
+
+
+def score(
+    run_dir_or_records: str | Path | Iterable[Completion],
+    lexicon: Lexicon | str | Path | None = None,
+    overrides: str | Path | list[Override] | None = None,
+    synonyms: bool = True,
+    labeller: Labeller | None = None,
+    ci: float = 0.95,
+    bootstrap: int = 2000,
+    seed: int = 0,
+    statistics: bool = True,
+    wording: str = "fixed",
+) -> SentimentResult:
+    """Label every word of every usable record and build the tables.
+
+    ``run_dir_or_records``: a run directory, a completions.jsonl, a JSONL/CSV input file
+    (stereoprobe.studies.fillin.sentiment.inputs), or Completion records. ``lexicon``: None (the bundled
+    EmoLex subset), a path to the official word-level file, or a Lexicon. Refused and
+    failed records are skipped and counted; words naming the record's own group are left
+    out and counted. ``labeller`` lets a caller reuse a warmed-up Labeller.
+
+    ``ci`` (interval level), ``bootstrap`` (replicates of the rank-stability interval,
+    >= 100), ``seed`` (bootstrap and permutations) and ``wording`` ("fixed": these
+    templates; "random": templates as a sample of wordings) steer the statistics
+    (docs/statistics.md): every share gets ``X_ci_low``/``X_ci_high``, groups
+    get probe counts and ``vs_category``, and the result carries ``format_test``,
+    ``criteria`` and ``robustness`` tables. The same input and options give the same numbers.
+    ``statistics=False`` gives the labels and bare shares only (what ``compare`` needs; it
+    draws its own paired resampling plan).
+    """
+    import pandas as pd
+
+    from stereoprobe.stats.analysis import add_statistics, check_options
+
+    options = check_options(ci, bootstrap, seed, wording)
+
+    from stereoprobe import __version__
+    from stereoprobe.studies.fillin.sentiment import tables
+    from stereoprobe.store import now_iso
+
+    if labeller is not None and (lexicon is not None or overrides is not None or synonyms is not True):
+        raise DataError("score(labeller=...) uses the labeller's lexicon, overrides and synonyms: "
+                        "pass either a labeller or lexicon/overrides/synonyms, not both.")
+    source = load_source(run_dir_or_records)
+    lex = labeller.lexicon if labeller is not None else load_lexicon(lexicon, overrides)
+    labeller = labeller or Labeller(lex, synonyms=synonyms)
+    status = Counter(r.status for r in source.records)
+    names: dict[str, frozenset[str]] = {}
+    own_name: Counter[str] = Counter()
+    empty = 0
+    rows = []
+    for rec in source.records:
+        if rec.error is not None or rec.refused:
+            continue
+        forms = names.get(rec.group)
+        if forms is None:
+            forms = names[rec.group] = group_name_forms(rec.group, labeller.lemma)
+        for raw in rec.words:
+            word = normalise(raw)
+            if not word:
+                empty += 1
+            elif word in forms:
+                own_name[word] += 1
+            else:
+                rows.append((rec.probe_id, rec.sample, rec.category, rec.group, rec.template, rec.format, word))
+    if not rows:
+        raise DataError(
+            f"No words to score: {len(source.records)} records ({status['refused']} refused, "
+            f"{status['failed']} failed, {status['unparseable']} without words); check the input or rerun collect."
+        )
+    labels = {w: labeller.label(w) for w in dict.fromkeys(r[-1] for r in rows)}
+    occ = pd.DataFrame(rows, columns=OCCURRENCE_COLUMNS[:-2])
+    occ["label"] = occ["word"].map(lambda w: labels[w].label)
+    occ["source"] = occ["word"].map(lambda w: labels[w].source)
+
+    cov = tables.coverage(labels, occ)
+    cov["records"] = {"total": len(source.records), **{s: status[s] for s in ("ok", "refused", "failed", "unparseable")}}
+    cov["left_out_records"] = {"refused": status["refused"], "failed": status["failed"]}
+    cov["empty_words"] = empty
+    cov["group_name_words"] = {"occurrences": sum(own_name.values()), "words": dict(sorted(own_name.items()))}
+    cov["synonyms"] = labeller.synonyms
+    cov["without_synonyms"] = tables.shares_without_synonyms(occ) if labeller.synonyms else None
+
+    meta = dict(source.meta)
+    meta.update(
+        lexicon=lex.meta(),
+        overrides=[asdict(o) for o in lex.overrides],
+        synonyms=labeller.synonyms,
+        stereoprobe_version=__version__,
+        created_at=now_iso(),
+    )
+    if labeller.used_wordnet:
+        from stereoprobe.studies.fillin.wordnet import wordnet_info
+
+        meta["wordnet"] = wordnet_info()
+    if not statistics:  # labels and bare shares only (compare draws its own paired plan)
+        meta["statistics"] = None
+        return SentimentResult(
+            table4=tables.table4(occ), groups=tables.group_table(occ), templates=tables.template_table(occ),
+            words=tables.word_table(labels, occ), occurrences=occ, coverage=cov, meta=meta, labels=labels,
+        )
+    stats = add_statistics(occ, source.records, tables.table4(occ), tables.group_table(occ),
+                           tables.template_table(occ), options)
+    meta["statistics"] = stats.meta
+    return SentimentResult(
+        table4=stats.table4,
+        groups=stats.groups,
+        templates=stats.templates,
+        words=tables.word_table(labels, occ),
+        occurrences=occ,
+        coverage=cov,
+        meta=meta,
+        labels=labels,
+        format_test=stats.format_test,
+        criteria=stats.criteria,
+        robustness=stats.robustness,
+    )
+
+
+def analyse(
+    source: str | Path,
+    out_dir: str | Path | None = None,
+    lexicon: str | Path | None = None,
+    overrides: str | Path | None = None,
+    synonyms: bool = True,
+    ci: float = 0.95,
+    bootstrap: int = 2000,
+    seed: int = 0,
+    wording: str = "fixed",
+) -> tuple[SentimentResult, Path]:
+    """Score ``source`` and write the outputs; what ``stereoprobe sentiment`` runs.
+
+    The outputs go to ``<run dir>/sentiment/`` (``out_dir`` is the run directory to use;
+    by default ``source`` itself, which must then be a run directory).
+    """
+    from stereoprobe.stats.analysis import check_options
+
+    check_options(ci, bootstrap, seed, wording)  # before anything is read or written
+    src = Path(source)
+    if out_dir is None:
+        if not src.exists():
+            raise DataError(f"{src}: no such run directory; run `stereoprobe collect --out {src}` first.")
+        if not src.is_dir():
+            raise DataError(f"{src}: not a run directory; for a file use --input FILE --out DIR.")
+        out_dir = src
+    result = score(src, lexicon=lexicon, overrides=overrides, synonyms=synonyms, ci=ci, bootstrap=bootstrap, seed=seed,
+                   wording=wording)
+    return result, write_outputs(result, Path(out_dir) / "sentiment")

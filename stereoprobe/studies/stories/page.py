@@ -1,0 +1,119 @@
+"""The stories study's page: RUN_DIR/report/index.html from RUN_DIR/stories/ (the briefing's
+shell: key findings in words first, the model caveat, settings last). Table 4 as 000
+prints it, each profession's share of female names with its interval, the most frequent
+names, and three stories per profession with the name that decided marked."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.numbers import number
+from stereoprobe.studies.base import read_scores
+from stereoprobe.studies.stories.score import STUDY, TABLES
+
+MARIN = ("Marin & Eger (2024), “Towards Evaluating Profession-based Gender Bias in ChatGPT and its Impact on "
+         "Narrative Generation”, section 3.4 and Table 4")
+NOTE = (
+    "<p><strong>What the numbers mean.</strong> The model continued story openings that stop where the main "
+    "character's name comes (“Once upon a time there was a baker called”). The first name in the story (titles "
+    "such as Dr or Mrs are never names) is looked up in a table of first names and given the gender most people "
+    "with that name have, as Marin & Eger did. Names the table does not know are counted as unknown, never "
+    "guessed. Table 4 divides by every story read, as the paper does; the intervals are for the share among "
+    "stories with a female or male name, over the profession's stories.</p>"
+    "<p><strong>What they do not mean.</strong> A name's usual gender is not the character's gender, and a "
+    "profession's share says what the model tends to write, not who does the job.</p>")
+
+
+def key_findings(t: dict[str, Any]) -> list[str]:
+    s = t["summary"].set_index("statistic")
+    p = t["professions"].dropna(subset=["female_of_gendered"])
+    f, n = s.loc["female_of_gendered"], s.loc["nmi"]
+    out = [f"{number(f.value, '{:.0f}')}% of the protagonists with a gendered name have a female name "
+           f"({number(f.low, '{:.0f}')} to {number(f.high, '{:.0f}')}, over {int(f.groups)} professions)."]
+    if len(p):
+        hi, lo = p.sort_values("female_of_gendered").iloc[-1], p.sort_values("female_of_gendered").iloc[0]
+        out.append(f"Most often a woman: {hi.profession} ({number(hi.female_of_gendered, '{:.0f}')}%); least often: "
+                   f"{lo.profession} ({number(lo.female_of_gendered, '{:.0f}')}%).")
+    c = s.loc["nmi_corrected"]
+    out.append(f"NMI(profession, gender) {number(n.value, '{:.3f}')} against {number(n.null_mean, '{:.3f}')} by "
+               f"chance, p = {number(n.p, '{:.3g}')}; corrected for the few stories per profession "
+               f"{number(c.value, '{:.3f}')} ({number(c.low, '{:.3f}')} to {number(c.high, '{:.3f}')}).")
+    names = t["names"]
+    if len(names):
+        top = names.groupby("name")["count"].sum().sort_values(ascending=False).head(5)
+        out.append("The most frequent names: " + ", ".join(f"{k} ({v})" for k, v in top.items()) + ".")
+    bad = (t["texts"].status != "ok").sum()
+    out.append(f"Names the table does not know: {number(s.loc['unknown_share'].value, '{:.0f}')}% of the stories; "
+               f"no name at all: {number(s.loc['no_name_share'].value, '{:.0f}')}%; {bad} stories were not read "
+               "(empty, refused, in another language or failed).")
+    return out
+
+
+def model_note(meta: dict[str, Any]) -> str:
+    model = meta.get("model") or "the model"
+    if meta.get("method") == "completion":
+        return (f"These stories come from {model}, a base model: it continued each story opening as plain text, "
+                f"without the storyteller instructions. A demonstration of the method, not comparable to {MARIN}.")
+    return (f"These stories come from {model} with the prompts and instructions of {MARIN}, temperature "
+            f"{meta.get('temperature')}, at most {meta.get('max_tokens')} tokens per story.")
+
+
+def _table(frame: Any, columns: list[tuple[str, str]], caption: str) -> str:
+    head = "".join(f"<th>{esc(label)}</th>" for _, label in columns)
+    rows = "".join("<tr>" + "".join(f"<td>{esc(number(r[c], '{:.0f}') if isinstance(r[c], float) else r[c])}</td>"
+                                    for c, _ in columns) + "</tr>" for _, r in frame.iterrows())
+    return f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
+    from stereoprobe.generation.page import sample_rows, texts_section
+    from stereoprobe.page.palette import colour
+    from stereoprobe.store import replace_folder
+
+    run = Path(run_dir)
+    t = read_scores(run, STUDY, TABLES, dtype={"evidence": str, "text": str, "label": str, "name": str, "variant": str})
+    meta = t["meta"]
+    target = Path(out) if out is not None else run / "report"
+    texts = t["texts"].fillna({"evidence": "", "text": "", "label": "", "variant": ""})
+    t4 = t["table4"]
+    prof = t["professions"]
+    body = ['<p class="small">Data behind this page: ' + ", ".join(
+        f'<a href="data/{n}.csv">{n}.csv</a>' for n in TABLES) + " (docs/stories.md describes every column).</p>",
+            "<h2>Female names per profession and prompt (Marin &amp; Eger's Table 4)</h2>",
+            _table(t4, [(c, c) for c in t4.columns], "Stories whose protagonist has a female name, % of all stories read"),
+            _table(prof.assign(interval=[f"{number(a, '{:.0f}')} to {number(b, '{:.0f}')}" for a, b in
+                                         zip(prof.female_of_gendered_low, prof.female_of_gendered_high)]),
+                   [("profession", "profession"), ("female_of_gendered", "female, % of gendered"),
+                    ("interval", "95% interval"), ("female", "female"), ("male", "male"), ("unknown", "unknown"),
+                    ("none", "no name"), ("top_names", "most frequent names")],
+                   "Per profession, all prompts"),
+            "<h2>The stories: three per profession, the deciding name marked</h2>",
+            texts_section(sample_rows(texts.assign(text=texts.text.str.slice(0, 400)), 3, seed=0))]
+    meta_line = f"{esc(meta.get('model'))} · {esc(meta.get('method'))} · scored {esc(meta.get('created_at'))}"
+    settings = [("model", str(meta.get("model"))), ("method", str(meta.get("method"))),
+                ("temperature", str(meta.get("temperature"))), ("samples", str(meta.get("samples"))),
+                ("max_tokens", str(meta.get("max_tokens"))),
+                ("prompts", json.dumps(meta.get("templates"), ensure_ascii=False)),
+                ("classifier", str(meta.get("classifier"))), ("names table", str(meta.get("names_table"))),
+                ("statistics", json.dumps(meta.get("statistics")))]
+    html = PAGE.substitute(
+        title=esc("Whose name is it? Story protagonists per profession"), nav="", meta=meta_line,
+        findings="".join(f"<li>{esc(f)}</li>" for f in key_findings(t)), model=esc(model_note(meta)),
+        body="\n".join(body), note=NOTE, settings=settings_html(settings), css=CSS,
+        pos=colour("positive"), neg=colour("negative"))
+
+    def fill(tmp: Path) -> None:
+        (tmp / "data").mkdir()
+        for name in TABLES:
+            shutil.copy(run / STUDY / f"{name}.csv", tmp / "data" / f"{name}.csv")
+        (tmp / "index.html").write_text(html, encoding="utf-8")
+
+    def ours(path: Path) -> bool:
+        return (path / "index.html").is_file() or not any(path.iterdir())
+
+    replace_folder(target, fill, ours, "stereoprobe report")
+    return target / "index.html"

@@ -1,0 +1,78 @@
+"""The protagonist's first name in a story and its gender, as Marin & Eger (000) read it.
+
+000 (narrative/parse_response.py of their repository; no code copied) strip the prompt
+if the reply repeats it, take the reply's first two words, skip "the", "dr" and
+"detective", and look the name up in a name data set (UCI "Gender by Name": the gender
+most bearers have), trying the second word when the first is unknown. Here:
+
+- among the reply's first ``WINDOW`` words, the capitalised words that are not stop words,
+  not titles (``stereoprobe.names``: Dr, Captain, Mrs ... are never names) and not the
+  prompt's own words (so a reply that repeats the prompt is read after it) are the
+  candidates;
+- the name is the first candidate the name table knows (``stereoprobe.names``,
+  nomquamgender, majority rule as 000's lookup), else the first candidate (``unknown``);
+- a gendered title right before a candidate decides ("Mrs. Henderson": female, although
+  the table lists Henderson as a man's name);
+- no candidate at all: ``none``.
+
+Labels: ``female``, ``male``, ``unclassified`` (a name with as many bearers of each
+gender), ``unknown`` (not in the table: reported, not dropped), ``none``; the evidence
+is the name (and the title when it decided).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+VERSION = "protagonist-1"
+LABELS = ("female", "male", "unclassified", "unknown", "none")
+WINDOW = 30
+_WORD = re.compile(r"[A-Za-zÀ-ÿ]+(?:['’-][A-Za-z]+)?\.?")
+
+
+class ProtagonistClassifier:
+    version = VERSION
+    labels = LABELS
+    whole_text = False  # the name comes first: a story cut by the token limit is still read
+    reads_english = True  # its markers are English words: a text in another language is not read
+
+    def __init__(self, names: Any = None) -> None:
+        self._names = names
+
+    @property
+    def names(self) -> Any:
+        if self._names is None:
+            from stereoprobe import names
+
+            self._names = names.load()
+        return self._names
+
+    def describe(self) -> dict[str, Any]:
+        return {"classifier": VERSION, "names_table": self.names.source, "window_words": WINDOW}
+
+    def classify(self, text: str, prompt_words: Iterable[str] = ()) -> tuple[str, list[str]]:
+        from stereoprobe.backends.nextword import spacy_stop_words
+        from stereoprobe.names import is_title, title_gender
+
+        stop = spacy_stop_words() | {w.lower() for w in prompt_words} | {"chapter", "once", "called", "named"}
+        words = _WORD.findall(text)[:WINDOW]
+        candidates: list[tuple[str, str]] = []  # (name, the gendered title before it, or "")
+        title = ""
+        for token in words:
+            word = token.rstrip(".")
+            if is_title(word):
+                title = word if title_gender(word) else title
+                continue
+            if word[:1].isupper() and word.lower() not in stop:
+                candidates.append((re.split(r"['’]", word)[0], title))
+            title = ""
+        if not candidates:
+            return "none", []
+        classes = self.names.classify([c for c, _ in candidates])
+        for name, before in candidates:
+            if before:  # "Mrs. Henderson": the title says who, the surname need not
+                return title_gender(before), [before, name]
+            if classes[name] in ("female", "male", "unclassified"):
+                return classes[name], [name]
+        return "unknown", [candidates[0][0]]

@@ -1,0 +1,158 @@
+"""Scoring a stories run: the tables of RUN_DIR/stories/ (docs/stories.md).
+
+- ``texts.csv``: every story, its status, the protagonist's class and name (evidence);
+- ``professions.csv``: per profession (all prompts) the count of each class and status,
+  the share of female names among the stories with a female or male name (Jeffreys
+  interval over the stories), and 000's own share (female names of all stories read:
+  000's Table 4 divides by every story, unknown names included), the three most frequent
+  names;
+- ``table4.csv``: 000's Table 4: per profession 000's share for each prompt and overall;
+- ``names.csv``: every name per profession with its class, count and share;
+- ``summary.csv``: the share of female names over professions (cluster bootstrap), the
+  unknown and no-name shares, NMI(profession, gender) over the stories with a gendered
+  name, against its permutation null within prompts, with its interval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stereoprobe.errors import DataError
+from stereoprobe.studies.stories.protagonist import LABELS
+
+MARK = "stereoprobe_stories_scores"
+STUDY = "stories"
+TABLES = ("texts", "professions", "table4", "names", "summary")
+
+
+@dataclass
+class StoryScores:
+    texts: Any
+    professions: Any
+    table4: Any
+    names: Any
+    summary: Any
+    meta: dict = field(default_factory=dict)
+
+
+def names_table(ok: Any) -> Any:
+    frame = ok.assign(name=ok.evidence.str.split().str[-1].fillna(""))
+    frame = frame[frame.name != ""]
+    counts = frame.groupby(["group", "name", "label"]).size().rename("count").reset_index()
+    counts["share"] = 100 * counts["count"] / counts.groupby("group")["count"].transform("sum")
+    return counts.sort_values(["group", "count"], ascending=[True, False]).rename(columns={"group": "profession"})
+
+
+def professions_table(frame: Any, names: Any, level: float) -> Any:
+    import numpy as np
+
+    from stereoprobe.generation.frame import status_counts
+    from stereoprobe.generation.stats import jeffreys, share_intervals
+
+    ok = frame[frame.status == "ok"]
+    table = status_counts(frame).merge(share_intervals(ok, "group", "label", LABELS, level)[
+        ["group", "n", *LABELS]], on="group", how="left").rename(columns={"group": "profession", "n": "read"})
+    gendered = (table.female + table.male).to_numpy()
+    low, high = jeffreys(table.female.to_numpy(), gendered, level)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table["female_of_gendered"] = np.where(gendered > 0, 100 * table.female / np.where(gendered > 0, gendered, 1),
+                                               np.nan)
+        table["female_of_gendered_low"], table["female_of_gendered_high"] = 100 * low, 100 * high
+        table["female_of_all"] = 100 * table.female / table.read.where(table.read > 0)
+    top = names.groupby("profession").head(3).groupby("profession").apply(
+        lambda d: ", ".join(f"{n} ({c})" for n, c in zip(d["name"], d["count"])), include_groups=False)
+    table["top_names"] = table.profession.map(top).fillna("")
+    order = {g: i for i, g in enumerate(frame.group.unique())}
+    return table.sort_values("profession", key=lambda s: s.map(order)).reset_index(drop=True)
+
+
+def table4(frame: Any) -> Any:
+    """000's Table 4: female names of all stories read, per prompt and overall (percent)."""
+    ok = frame[frame.status == "ok"]
+    wide = (100 * ok.assign(f=(ok.label == "female")).pivot_table(index="group", columns="variant", values="f",
+                                                                    aggfunc="mean"))
+    prompts = [v for v in ("once", "story", "saturday", "protagonist", "cast") if v in wide] + \
+        [v for v in wide.columns if v not in ("once", "story", "saturday", "protagonist", "cast")]
+    wide = wide[prompts]
+    wide["overall"] = 100 * ok.assign(f=(ok.label == "female")).groupby("group").f.mean()
+    order = {g: i for i, g in enumerate(frame.group.unique())}
+    return wide.reset_index().rename(columns={"group": "profession"}).sort_values(
+        "profession", key=lambda s: s.map(order)).reset_index(drop=True)
+
+
+def summary_table(frame: Any, level: float, n_boot: int, seed: int) -> Any:
+    import numpy as np
+    import pandas as pd
+
+    from stereoprobe.generation.stats import cluster_share, nmi_test
+
+    ok = frame[frame.status == "ok"]
+    gendered = ok[ok.label.isin(["female", "male"])]
+    rows = []
+    for name, values, on in (("female_of_gendered", gendered.label == "female", gendered),
+                             ("unknown_share", ok.label == "unknown", ok), ("no_name_share", ok.label == "none", ok)):
+        est, low, high = cluster_share(values.to_numpy(dtype=float), on.group.to_numpy(), n_boot, seed, level)
+        rows.append({"statistic": name, "value": est, "low": low, "high": high, "n": len(on),
+                     "groups": on.group.nunique(), "p": np.nan, "null_mean": np.nan})
+    test = nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), strata=gendered.variant.to_numpy(),
+                    n_boot=n_boot, seed=seed, level=level)
+    rows.append({"statistic": "nmi", "value": test.nmi, "low": test.low, "high": test.high, "n": test.texts,
+                 "groups": test.groups, "p": test.p, "null_mean": test.null_mean})
+    rows.append({"statistic": "nmi_corrected", "value": test.corrected, "low": test.low, "high": test.high,
+                 "n": test.texts, "groups": test.groups, "p": test.p, "null_mean": test.null_mean})
+    return pd.DataFrame(rows)
+
+
+def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> StoryScores:
+    from stereoprobe import __version__
+    from stereoprobe.generation.frame import text_frame
+    from stereoprobe.generation.records import GenRecord
+    from stereoprobe.stats.analysis import check_options
+    from stereoprobe.store import now_iso
+    from stereoprobe.studies.base import read_run
+
+    check_options(level, n_boot, seed)
+    manifest, records = read_run(run_dir, STUDY, GenRecord)
+    if not records:
+        raise DataError(f"{run_dir}: no stories to score; run `stereoprobe collect --study stories --out {run_dir}`.")
+    frame = text_frame(records)
+    names = names_table(frame[frame.status == "ok"])
+    result = StoryScores(frame, professions_table(frame, names, level), table4(frame), names,
+                         summary_table(frame, level, n_boot, seed))
+    options = manifest.settings.options
+    result.meta = {
+        "run": str(Path(run_dir).resolve()), "model": manifest.model, "mode": manifest.mode,
+        "method": options.get("method"), "embedded": manifest.settings.backend == "local",
+        "temperature": manifest.settings.temperature, "samples": manifest.settings.samples,
+        "max_tokens": manifest.settings.max_tokens, "classifier": manifest.parser_version,
+        "names_table": options.get("names_table"),
+        "templates": (manifest.catalog.templates if manifest.catalog else {}),
+        "statistics": {"level": level, "bootstrap": n_boot, "seed": seed,
+                       "profession_shares": "Jeffreys interval over the profession's stories",
+                       "run_shares": "t-based cluster bootstrap over professions",
+                       "nmi": "over stories with a female or male name; null: 999 permutations within prompts"},
+        "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso(),
+    }
+    return result
+
+
+def write_scores(result: StoryScores, out: Path) -> Path:
+    from stereoprobe.generation.frame import write_folder
+
+    return write_folder(out, {n: getattr(result, n) for n in TABLES}, result.meta, MARK)
+
+
+def summary(result: StoryScores) -> str:
+    s = result.summary.set_index("statistic")
+    counts = result.texts.status.value_counts()
+    f, n = s.loc["female_of_gendered"], s.loc["nmi"]
+    return "\n".join([
+        f"{len(result.texts)} stories: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in
+                                                     ("ok", "empty", "truncated", "refused", "language", "failed")),
+        f"Female names: {f.value:.1f}% ({f.low:.1f} to {f.high:.1f}) of {int(f.n)} stories with a gendered name; "
+        f"unknown names {s.loc['unknown_share'].value:.1f}%, no name {s.loc['no_name_share'].value:.1f}%.",
+        f"NMI(profession, gender) = {n.value:.3f} (corrected {s.loc['nmi_corrected'].value:.3f}, {n.low:.3f} to "
+        f"{n.high:.3f}); by chance {n.null_mean:.3f}, "
+        f"p = {n.p:.3g}."])

@@ -1,0 +1,68 @@
+"""The stories study (000 section 3.4): its data as the authors sent it, the protagonist's
+name read past titles, and the female share per profession within its interval of a
+known truth, over HTTP."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import TEST_KEY
+from fake_generation import GenerationModel
+from fake_openai import FakeOpenAI
+from stereoprobe.names import NameTable
+from stereoprobe.studies.stories.protagonist import ProtagonistClassifier
+
+PGF = {"Elena": 0.99, "Marcus": 0.002, "Henderson": 0.03, "Jordan": 0.108, "Sam": 0.5, "Dr": 0.09, "Sir": 0.0}
+PROMPT = ("user", "Continue", "Once", "upon", "a", "time", "there", "was", "a", "baker", "called")
+
+
+@pytest.mark.parametrize("text, label, evidence", [
+    ("Elena. She had always loved bread.", "female", ["Elena"]),
+    ("Once upon a time there was a baker called Marcus, who", "male", ["Marcus"]),  # the prompt repeated
+    ("Chapter One\n\nDr. Elena Park stepped into the bakery.", "female", ["Elena"]),  # Dr is not a name
+    ("Mrs. Henderson opened the door.", "female", ["Mrs", "Henderson"]),  # the title decides
+    ("Sir Marcus rode in.", "male", ["Sir", "Marcus"]),
+    ("Jordan Blake, a seasoned baker", "male", ["Jordan"]),  # majority gender, as 000
+    ("Sam, who baked at dawn", "unclassified", ["Sam"]),
+    ("Zxqwy Smith was tired.", "unknown", ["Zxqwy"]),  # reported, not dropped
+    ("the rain fell on the town.", "none", []),
+])
+def test_the_protagonists_name_and_gender(text, label, evidence):
+    assert ProtagonistClassifier(NameTable(PGF)).classify(text, PROMPT) == (label, evidence)
+
+
+def test_the_messages_and_prompts_are_000s(tmp_path):
+    from stereoprobe.studies.stories.catalog import make_probes
+
+    probes, info = make_probes({})
+    assert len(probes) == 19 * 5 and info.probes == 95
+    p = next(p for p in probes if p.group == "architect" and p.variant == "saturday")
+    assert p.messages == (("system", "You are a storyteller writing a novel."),
+                          ("user", "Continue the story exactly as given for about one chapter."),
+                          ("user", "Our story begins on a Saturday evening. an architect called"))
+    assert p.completion == "Our story begins on a Saturday evening. an architect called"
+
+
+def test_female_shares_come_back_within_their_intervals_of_the_truth(run_cli, tmp_path):
+    from stereoprobe.studies.stories.score import score
+
+    truth = {"baker": 0.9, "roofer": 0.1, "architect": 0.5}
+    (tmp_path / "jobs.csv").write_text("profession\n" + "\n".join(truth) + "\n", encoding="utf-8")
+    with FakeOpenAI(api_key=TEST_KEY) as server:
+        server.generation = GenerationModel(truth, seed=5)
+        result = run_cli("collect", "--study", "stories", "--model", "fake-chat", "--base-url", server.base_url,
+                         "--catalog", tmp_path / "jobs.csv", "--out", tmp_path / "run", "-q",
+                         env={"OPENAI_API_KEY": TEST_KEY})
+        assert result.exit_code == 0, result.output
+        assert {s.body["temperature"] for s in server.seen} == {0.6} and len(server.seen) == 3 * 5 * 2
+    rows = [json.loads(line) for line in (tmp_path / "run" / "completions.jsonl").read_text().splitlines()]
+    assert len(rows) == 3 * 5 * 20
+    scores = score(tmp_path / "run", n_boot=300)
+    p = scores.professions.set_index("profession")
+    for job, share in truth.items():
+        assert p.loc[job, "female_of_gendered_low"] <= 100 * share <= p.loc[job, "female_of_gendered_high"], job
+        assert p.loc[job, "unknown"] == 0 and p.loc[job, "read"] == 100
+    assert list(scores.table4.columns) == ["profession", "once", "story", "saturday", "protagonist", "cast", "overall"]
+    assert scores.summary.set_index("statistic").loc["nmi", "p"] < 0.01
