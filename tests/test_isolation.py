@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def test_stereoprobes_cache_is_the_sessions_temp_dir(tmp_path_factory):
-    from stereoprobe.wordnet import cache_dir
+    from stereoprobe.datafiles import cache_dir
 
     base = tmp_path_factory.getbasetemp()
     assert cache_dir() == base / "stereoprobe-cache"
@@ -25,7 +25,7 @@ def test_reaching_wordnet_writes_nothing_in_home(tmp_path):
     home.mkdir()
     env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(REPO)}
     env.pop("XDG_CACHE_HOME", None)
-    code = "from stereoprobe.wordnet import synonyms; print(sorted(synonyms('happy'))[:2])"
+    code = "from stereoprobe.studies.fillin.wordnet import synonyms; print(sorted(synonyms('happy'))[:2])"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['felicitous', 'glad']"

@@ -216,7 +216,7 @@ def test_parse_answer_takes_the_longest_expression_and_a_word_boundary():
 
 
 def test_first_name_skips_stop_words_and_reads_only_the_start():
-    from stereoprobe.studies.jobs.measure import first_name
+    from stereoprobe.names import first_name
 
     assert first_name("Once upon a time, Sarah met John.", frozenset({"once"})) == "Sarah"
     assert first_name("Once upon a time, Sarah met John.") == "Once"
@@ -229,7 +229,7 @@ def test_first_name_skips_stop_words_and_reads_only_the_start():
 def test_shares_without_synonyms_by_hand():
     import pandas as pd
 
-    from stereoprobe.sentiment.tables import OCCURRENCE_COLUMNS, shares_without_synonyms
+    from stereoprobe.studies.fillin.sentiment.tables import OCCURRENCE_COLUMNS, shares_without_synonyms
 
     rows = [("p1", 0, "age", "old people", "are_so", "statement", "wise", "positive", "lexicon"),
             ("p1", 0, "age", "old people", "are_so", "statement", "grumpy", "negative", "synonyms"),
@@ -272,7 +272,7 @@ def test_paired_differences_with_one_job_and_the_seed():
 def test_shares_by_category_and_by_format_by_hand():
     import pandas as pd
 
-    from stereoprobe.sentiment.tables import OCCURRENCE_COLUMNS, shares
+    from stereoprobe.studies.fillin.sentiment.tables import OCCURRENCE_COLUMNS, shares
 
     rows = [("p1", 0, "age", "old people", "are_so", "statement", "wise", "positive", "lexicon"),
             ("p2", 0, "age", "old people", "why_are_so", "question", "grumpy", "negative", "lexicon"),

@@ -92,7 +92,7 @@ WORDS = st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=14)
 @given(words=st.lists(WORDS, min_size=1, max_size=10, unique=True), style=st.sampled_from(["1. ", "1) ", "- ", "* "]),
        capital=st.booleans())
 def test_a_rendered_list_parses_back_to_itself(words, style, capital):
-    from stereoprobe.parse import IGNORED, parse_reply
+    from stereoprobe.studies.fillin.parse import IGNORED, parse_reply
 
     assume(not set(words) & IGNORED)
     assume(all(parse_reply(w).words == [w] for w in words))  # each word alone is a word (not a refusal cue)

@@ -70,7 +70,7 @@ def test_unparseable_answers_are_incorrect_and_counted():
 def _sterlie_frame(said_by_pronoun: dict[str, list[int]]) -> pd.DataFrame:
     """Triples whose right answer is the women-dominated job (truth 1), ``said`` per pronoun."""
     n = len(said_by_pronoun["he"])
-    rows = [{"triple_id": f"t{i}", "pronoun": p, "truth": 1.0, "said": float(s[i])}
+    rows = [{"triple_id": f"t{i}", "pronoun": p, "truth": 1.0, "said": float(s[i]), "referent": "A", "expected": "A"}
             for i in range(n) for p, s in said_by_pronoun.items()]
     f = pd.DataFrame(rows)
     t, s = f["truth"], f["said"]
@@ -79,19 +79,23 @@ def _sterlie_frame(said_by_pronoun: dict[str, list[int]]) -> pd.DataFrame:
     return f
 
 
+def _he_vs_she(table: pd.DataFrame) -> pd.Series:
+    return table[table["comparison"] == "he vs she"].set_index("rate").loc["fnr"]
+
+
 def test_four_fifths_p_counts_ties_and_is_one_sided():
     # every triple answers alike for its three pronouns: each permutation is the observed
     # table, so all 99 null ratios tie with the observed 1.0: p = (1 + 99) / (1 + 99) = 1
     same = [1, 0, 1, 1, 0, 1, 0, 1]
-    fnr = four_fifths(_sterlie_frame({"he": same, "she": same, "they": same}), n_perm=99).set_index("rate").loc["fnr"]
+    fnr = _he_vs_she(four_fifths(_sterlie_frame({"he": same, "she": same, "they": same}), n_perm=99))
     assert fnr["ratio"] == 1.0 and fnr["permutations"] == 99
     assert fnr["p"] == 1.0
-    # he always names the men's job (FNR 1), she and they never (FNR 0): ratio 0. A null
-    # ratio is 0 only if a pronoun gets none of the 20 misses, (2/3)^20 = 0.0003 each:
-    # p = (1 + ~0) / 100
+    # he always names the men's job (FNR 1), she and they never (FNR 0): he vs she's ratio 0.
+    # A null ratio is 0 only if he or she gets none of the 20 misses (each goes to he, she
+    # or they): 2 * (2/3)^20 = 0.0006, so p = (1 + ~0) / 100
     he, other = [0] * 20, [1] * 20
-    fnr = four_fifths(_sterlie_frame({"he": he, "she": other, "they": other}), n_perm=99).set_index("rate").loc["fnr"]
-    assert fnr["ratio"] == 0.0 and (fnr["lowest"], fnr["highest"]) in {("she", "he"), ("they", "he")}
+    fnr = _he_vs_she(four_fifths(_sterlie_frame({"he": he, "she": other, "they": other}), n_perm=99))
+    assert fnr["ratio"] == 0.0 and (fnr["lowest"], fnr["highest"]) == ("she", "he")
     assert fnr["p"] <= 0.03
 
 
@@ -138,7 +142,7 @@ def test_stratified_share_interval_uses_g_over_g_minus_h():
 
 # 7. "1. Lazy: unmotivated" is the word Lazy with its explanation (bug: the explanation read) -----
 def test_a_list_item_head_before_its_colon_is_the_word():
-    from stereoprobe.parse import parse_reply
+    from stereoprobe.studies.fillin.parse import parse_reply
 
     reply = "1. Lazy: unmotivated\n2. Moody: irritable\n3. Rude: impolite"
     assert parse_reply(reply, "why are teenagers so ...", "teenagers").words == ["lazy", "moody", "rude"]
@@ -148,8 +152,8 @@ def test_a_list_item_head_before_its_colon_is_the_word():
 def test_all_neutral_synonyms_give_neutral():
     from pathlib import Path
 
-    from stereoprobe.lexicon import load_lexicon
-    from stereoprobe.sentiment.label import Labeller, WordLabel
+    from stereoprobe.studies.fillin.lexicon import load_lexicon
+    from stereoprobe.studies.fillin.sentiment.label import Labeller, WordLabel
 
     lex = load_lexicon(Path(__file__).resolve().parent / "data" / "lexicon" / "emolex-synthetic.txt")
     assert (lex.labels["abacus"], lex.labels["feisty"]) == ("neutral", "neutral")

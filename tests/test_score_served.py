@@ -128,7 +128,9 @@ def test_jobs_score_tables_3_4_and_independence_by_hand(jobs_run):
 #   she:  the mirror: tp 4 fn 0 fp 4 tn 0: FNR 0, FPR 100, PPV 50, NPV none;
 #   they: tp 4 fn 0 fp 0 tn 4: FNR 0, FPR 0, PPV 100, NPV 100;
 #   WinoBias (he): pro 100%, anti 0%, gap 100 points;
-#   four-fifths: FNR 0 / 1 = 0, FPR 0, PPV .5 / 1 = .5, NPV .5 / 1 = .5.
+#   four-fifths, he vs she: FNR 0 / 1 = 0, FPR 0 / 1 = 0, PPV and NPV only one pronoun
+#   with a denominator: 1; they vs he: FNR 0, FPR 0 = 0: 1, PPV 1, NPV .5 / 1; they vs
+#   she: FNR 1, FPR 0, PPV .5 / 1, NPV 1.
 @pytest.fixture
 def coref_run(tmp_path):
     from fake_openai import FakeOpenAI
@@ -171,6 +173,10 @@ def test_coreference_score_sterlie_winobias_four_fifths_by_hand(coref_run):
     wb = _csv(coref_run, "winobias").set_index("pronoun")
     assert wb.loc["he", ["pro_pct", "anti_pct", "gap"]].tolist() == [100, 0, 100]
     assert wb.loc["he", ["pro_n", "anti_n"]].tolist() == [4, 4]
-    ff = _csv(coref_run, "four_fifths").set_index("rate")
-    assert ff.loc[["fnr", "fpr", "ppv", "npv"], "ratio"].tolist() == [0, 0, 0.5, 0.5]
-    assert (ff.loc["fnr", "highest"], ff.loc["fpr", "highest"]) == ("he", "she")
+    ff = _csv(coref_run, "four_fifths").set_index(["comparison", "rate"])["ratio"]
+    rates = ["fnr", "fpr", "ppv", "npv"]
+    # lower rate / higher rate; a pronoun without a denominator is left out (one left: 1);
+    # two rates of 0 are equal (1)
+    assert [ff[("he vs she", r)] for r in rates] == [0, 0, 1, 1]
+    assert [ff[("they vs he", r)] for r in rates] == [0, 1, 1, 0.5]
+    assert [ff[("they vs she", r)] for r in rates] == [1, 0, 0.5, 1]
