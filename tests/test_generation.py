@@ -107,6 +107,23 @@ def test_dry_run_counts_requests_and_tokens_and_asks_nothing(server, run_cli, tm
     assert f"{8 * 20 * 45:,} completion tokens" in result.output
 
 
+def test_without_samples_the_study_decides_in_the_dry_run_and_the_help(server, run_cli, tmp_path):
+    from stereoprobe.studies import get_study
+
+    result = collect(run_cli, server, tmp_path, "--dry-run")
+    assert result.exit_code == 0 and "24 requests (8 prompts x 30 samples at temperature 0.5;" in result.output
+    given = collect(run_cli, server, tmp_path, "--dry-run", "--samples", "1", "--temperature", "0")
+    assert given.exit_code == 0 and "8 requests (8 prompts x 1 samples at temperature 0)" in given.output
+    help_text = " ".join(run_cli("collect", "--help").output.split())
+    assert "[default: 1;" not in help_text and "[default: 0.0;" not in help_text
+    parts = {"samples": help_text.split("--samples INTEGER RANGE")[1].split("--limit")[0],
+             "temperature": help_text.split("--temperature FLOAT RANGE")[1].split("--max-tokens")[0],
+             "max_tokens": help_text.split("--max-tokens INTEGER RANGE")[1].split("--top-p")[0]}
+    for name in ("anecdotes", "hobbies", "stories"):  # the help's numbers are the studies' own
+        for key, part in parts.items():
+            assert f"{name} {get_study(name).DEFAULTS[key]:g}" in part, (name, key)
+
+
 def test_the_study_defaults_and_given_settings_are_recorded(server, run_cli, tmp_path):
     server.generation = GenerationModel(TRUTH)
     assert collect(run_cli, server, tmp_path, "--limit", "2", "--samples", "3", "--temperature", "0.9").exit_code == 0

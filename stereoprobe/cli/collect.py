@@ -27,8 +27,12 @@ from stereoprobe.cli.batch import batch_options
                    "next-word: the model's own most probable next words (/v1/completions with logprobs).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run directory (default runs/<model>). Running again continues it.")
-@click.option("--temperature", type=in_range("temperature"), default=0.0, show_default=True)
-@click.option("--max-tokens", type=in_range("max_tokens", "int"), default=300, show_default=True)
+@click.option("--temperature", type=in_range("temperature"), default=0.0,
+              help="Sampling temperature. Not given: the study decides (0; anecdotes 0.5, hobbies 0.5, "
+                   "stories 0.6: the papers').")
+@click.option("--max-tokens", type=in_range("max_tokens", "int"), default=300,
+              help="Longest answer in tokens. Not given: the study decides (300; anecdotes 200, hobbies "
+                   "80, stories 300).")
 @click.option("--top-p", type=in_range("top_p"), default=1.0, show_default=True)
 @click.option("--instruction", default=None, help="Instruction text for chat mode; {probe} marks where the "
               "probe goes (else it is appended). Stored in the run's manifest.")
@@ -45,8 +49,9 @@ from stereoprobe.cli.batch import batch_options
               help="Seconds before a request times out (then it is retried).")
 @click.option("--max-retries", type=in_range("max_retries", "int"), default=4, show_default=True,
               help="Retries of 429, 5xx, timeouts and dropped connections before a probe is stored as failed.")
-@click.option("--samples", type=in_range("samples", "int"), default=1, show_default=True,
-              help="Ask every probe K times, to see drift even at temperature 0.")
+@click.option("--samples", type=in_range("samples", "int"), default=1,
+              help="Ask every probe K times, to see drift even at temperature 0. Not given: the study "
+                   "decides (1; anecdotes 30, hobbies 20, stories 20: the papers').")
 @click.option("--limit", type=in_range("limit", "int"), default=None, help="Only the first N selected probes.")
 @click.option("--retry-failed", is_flag=True, help="Ask again the probes whose request failed.")
 @click.option("--dry-run", is_flag=True, help="Print the probe count and estimated tokens and cost; ask nothing.")

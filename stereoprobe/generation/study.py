@@ -136,10 +136,12 @@ class GenerationStudy(FolderStudy):
         texts = ["\n".join(c for _, c in p.messages) for p in probes]
         result = estimate(texts, s["samples"], s["max_tokens"], options.get("price_in"), options.get("price_out"),
                           words_tokens=self.DEFAULTS["text_tokens"], requests_per_prompt=per)
+        result.note = f" ({len(probes)} prompts x {s['samples']} samples at temperature {s['temperature']:g})"
         if per != 1:  # n texts per request: the prompt is sent once per request, the texts are each generated
             result.completion_tokens = len(probes) * s["samples"] * min(self.DEFAULTS["text_tokens"], s["max_tokens"])
             result.completion_tokens_max = len(probes) * s["samples"] * s["max_tokens"]
-            result.note = f" ({min(s['samples'], PER_REQUEST)} texts per request where the endpoint takes n)"
+            result.note = (f" ({len(probes)} prompts x {s['samples']} samples at temperature {s['temperature']:g}; "
+                           f"{min(s['samples'], PER_REQUEST)} texts per request where the endpoint takes n)")
             price_in, price_out = options.get("price_in"), options.get("price_out")
             if price_in is not None or price_out is not None:
                 result.cost = (result.prompt_tokens * (price_in or 0) + result.completion_tokens * (price_out or 0)) / 1e6

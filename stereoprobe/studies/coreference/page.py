@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.shell import esc, fill_shell, meta_line
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.coreference.score import TABLES
@@ -302,11 +302,8 @@ def _professions(t: dict[str, Any], d: int) -> list[str]:
 def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     """Write ``report/`` (index.html, triples.html, figures/, data/) under ``out`` (default the
     run) and return index.html."""
-    import shutil
-
     from stereoprobe.page.figures import to_png
-    from stereoprobe.page.palette import colour
-    from stereoprobe.store import replace_folder
+    from stereoprobe.page.folder import write_report
     from stereoprobe.studies.coreference import figures
     from stereoprobe.studies.coreference.triples import triples_page
 
@@ -351,26 +348,9 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
                 ("prefixes", ", ".join(prefix_label(p) for p in meta.get("prefixes", []))),
                 ("parser version", str(meta.get("parser_version"))), ("statistics", json.dumps(meta.get("statistics"))),
                 ("run", str(meta.get("run")))]
-    html = PAGE.substitute(
-        title=esc("Does the pronoun change the answer?"), nav="",
-        meta=(f"{esc(meta.get('model'))} · {esc(', '.join(meta.get('method', [])))} mode · "
-              f"{int(meta['counts']['probes_answered']):,} prompts answered · scored {esc(meta.get('created_at'))}"),
-        findings="".join(f"<li>{esc(f)}</li>" for f in key_findings(t, d)), model=esc(model_note(meta)),
-        body="\n".join(body), note=NOTE, settings=settings_html(settings), css=CSS,
-        pos=colour("positive"), neg=colour("negative"))
-    triples = triples_page(t)
-
-    def fill(tmp: Path) -> None:
-        (tmp / "data").mkdir()
-        for name in TABLES:
-            shutil.copy(run / "coreference" / f"{name}.csv", tmp / "data" / f"{name}.csv")
-        (tmp / "figures").mkdir()
-        (tmp / "figures" / "overview.png").write_bytes(png)
-        (tmp / "index.html").write_text(html, encoding="utf-8")
-        (tmp / "triples.html").write_text(triples, encoding="utf-8")
-
-    def ours(path: Path) -> bool:
-        return (path / "index.html").is_file() or not any(path.iterdir())
-
-    replace_folder(Path(out or run) / "report", fill, ours, "stereoprobe report")
-    return Path(out or run) / "report" / "index.html"
+    html = fill_shell("Does the pronoun change the answer?",
+                      meta_line(meta, f"{', '.join(meta.get('method', []))} mode",
+                                f"{int(meta['counts']['probes_answered']):,} prompts answered"),
+                      key_findings(t, d), model_note(meta), "\n".join(body), NOTE, settings)
+    return write_report(Path(out or run) / "report", html, run / "coreference", TABLES, {"overview": png},
+                        {"triples.html": triples_page(t)})
