@@ -125,6 +125,9 @@ MANUAL = {
        "any label other than positive/negative leaves the word out of the shares, as unassigned does"
        for n in (2, 10, 11)},
     "stereoprobe.store.x__parse_lines__mutmut_7": "pos == len(data) finds no newline and breaks as the loop end would",
+    **{f"stereoprobe.store.xǁRunStoreǁappend__mutmut_{n}":
+       "its only reader, _cannot_write, shows the strerror or the exception's text: the same words"
+       for n in (23, 25)},
     "stereoprobe.store.xǁRunStoreǁopen__mutmut_20": "truncating a file to its own size changes nothing",
     "stereoprobe.store.xǁRunStoreǁopen__mutmut_9": "the name of the write test file, removed at once",
     "stereoprobe.store.xǁRunStoreǁopen__mutmut_10": "the name of the write test file, removed at once",
