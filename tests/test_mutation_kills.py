@@ -338,3 +338,12 @@ def test_majority_of_samples_by_hand():
     assert majority(["U", "U", "B", "B"], [True, True, False, False]) == ("U", True, 0.5)  # 2 of 4: half
     with pytest.raises(ValueError):
         majority([])
+
+
+def test_eq2_with_missing_genders_and_no_mass():
+    from stereoprobe.studies.jobs.measure import normalise
+
+    # a gender with no expression scored counts as 0 (not 1, not missing)
+    assert normalise({"male": 0.1, "female": 0.3}) == pytest.approx({"male": 0.25, "female": 0.75, "diverse": 0.0})
+    # no mass at all: no shares (NaN), not a division by zero
+    assert all(math.isnan(v) for v in normalise({"male": 0.0, "female": 0.0, "diverse": 0.0}).values())
