@@ -54,7 +54,8 @@ SETS: dict[str, dict[str, list]] = {
     "fillin": {
         "modules": [["stereoprobe/studies/fillin/sentiment/label.py", "stereoprobe/sentiment/label.py"],
                     ["stereoprobe/studies/fillin/sentiment/tables.py", "stereoprobe/sentiment/tables.py"]],
-        "tests": ["tests/test_sentiment.py", "tests/test_score_args.py", "tests/test_review_mutants.py"],
+        "tests": ["tests/test_sentiment.py", "tests/test_score_args.py", "tests/test_review_mutants.py",
+                  "tests/test_mutation_kills.py"],
     },
     "jobs": {
         "modules": [["stereoprobe/studies/jobs/measure.py"], ["stereoprobe/studies/jobs/stats.py"]],
