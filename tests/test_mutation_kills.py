@@ -307,7 +307,8 @@ def test_group_means_with_no_job_and_one_job():
     assert np.isnan(one["low"]).all() and np.isnan(one["high"]).all()  # one job: no interval
     two = group_means(np.array([[.2, .6, .2], [.4, .4, .2]]), ["nurse", "secretary"], 100, 0, 0.95)
     assert two["n"] == 2 and two["mean"].tolist() == pytest.approx([30, 50, 20])
-    assert two["low"][2] == pytest.approx(20) and two["high"][2] == pytest.approx(20)  # no spread in diverse
+    # no spread in diverse (20% for both jobs): Jeffreys for 2 answers, Beta(0.9, 2.1)'s 2.5% and 97.5%
+    assert two["low"][2] == pytest.approx(0.77719, abs=1e-4) and two["high"][2] == pytest.approx(81.48473, abs=1e-4)
 
 
 # -- coreference answers (000's rule's neighbours: logprob mode and samples) --------------------------

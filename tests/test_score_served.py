@@ -106,8 +106,9 @@ def test_jobs_score_tables_3_4_and_independence_by_hand(jobs_run):
     assert (none["without_women_F"], none["without_women_M"], none["without_women_D"]) == near((50, 30, 20))
     assert (none["without_men_F"], none["without_men_M"], none["without_men_D"]) == near((15, 65, 20))
     assert high["id"] == "1" and high[["without_women_F", "without_men_M"]].tolist() == near([100 / 3] * 2)
-    # the diverse share is 20% for every job: its interval has no width
-    assert (none["without_women_D_ci_low"], none["without_women_D_ci_high"]) == near((20, 20))
+    # the diverse share is 20% for every job: no spread, so the two jobs count as two
+    # Bernoulli answers, Jeffreys' interval Beta(0.4 + 0.5, 1.6 + 0.5): 0.78 to 81.5
+    assert (none["without_women_D_ci_low"], none["without_women_D_ci_high"]) == near((0.77719, 81.4847))
     ind = pd.read_csv(jobs_run / "independence.csv")
     ind = ind[ind.prompts.astype(str) == "2-4"].set_index("debias")
     # with the prefix every job's row is (1/3, 1/3, 1/3): job and gender are independent, NMI 0

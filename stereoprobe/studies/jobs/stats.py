@@ -40,6 +40,9 @@ def group_means(values: Any, jobs: Sequence[str], n_boot: int, seed: int, level:
     a mean near 0% or 100% where a symmetric t interval undercovers (0.90 for 20 jobs, 70%
     of them at 0). Returns arrays ``mean``, ``low``, ``high`` (k,).
 
+    A mean whose jobs all sit at one inner value has no spread either: its interval is
+    Jeffreys' for ``n`` answers (the jobs as ``n`` Bernoulli answers, the widest spread a
+    variable in [0, 1] with that mean can have).
     A mean whose jobs are all at 0 (or all at 1) has no spread to resample: its interval is
     the boundary rule, Clopper-Pearson's for 0 of ``n`` (``n`` of ``n``), valid for any
     variable in [0, 1] (a Bernoulli one is the worst case)."""
@@ -58,6 +61,12 @@ def group_means(values: Any, jobs: Sequence[str], n_boot: int, seed: int, level:
     w = cluster_weights([list(jobs)], n_boot, seed=seed).astype(np.float64)
     reps = 100 * (w @ np.nan_to_num(v)) / w.sum(axis=1, keepdims=True)
     low, high = share_interval(est, reps, n, np.full_like(est, np.inf), level=level, method="jeffreys")
+    # every job at one inner value: the variance says nothing, so the jobs count as n answers
+    # of a variable in [0, 1] (the Bernoulli worst case), as a fill-in cell's words do
+    flat = np.isfinite(est) & np.isnan(low)
+    if flat.any():
+        flat_low, flat_high = share_interval(est, reps, n, np.full_like(est, n), level=level, method="jeffreys")
+        low, high = np.where(flat, flat_low, low), np.where(flat, flat_high, high)
     low, high = _boundary(est, low, high, n, level, 0.0, 100.0)
     return {"mean": est, "low": low, "high": high, "n": n}
 
