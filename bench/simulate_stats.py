@@ -3,6 +3,7 @@
     python bench/simulate_stats.py                  # every scenario, writes bench/results/simulate_stats.md
     python bench/simulate_stats.py --reps 100 --scenarios null-50,template-effects
     python bench/simulate_stats.py --quick          # a few minutes
+    python bench/simulate_stats.py --study coreference,jobs --reps 400   # the crossed designs (bench/sim_crossed.py)
 
 Each scenario draws many runs of the catalog's design (9 categories of 9 to 116 groups,
 six templates, three questions and three statements) from a logit model
@@ -331,8 +332,14 @@ def main(argv: list[str] | None = None) -> None:
                         help="scenarios also run with --wording random")
     parser.add_argument("--wordings", default="fixed,random", help="which designs to run (default both)")
     parser.add_argument("--quick", action="store_true", help="40 runs per scenario")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "simulate_stats.md")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="default bench/results/simulate_stats.md (fill-in), simulate_crossed.md (others)")
+    parser.add_argument("--study", default="fillin", help="fillin, or coreference and/or jobs (comma-separated)")
+    parser.add_argument("--boot", type=int, default=200, help="replicates per block of the crossed plan")
     args = parser.parse_args(argv)
+    if args.study != "fillin":
+        return _crossed(args)
+    args.out = args.out or ROOT / "bench" / "results" / "simulate_stats.md"
     reps = 40 if args.quick else args.reps
     chosen = [x for x in args.scenarios.split(",") if x]
     wordings = args.wordings.split(",")
@@ -356,6 +363,23 @@ def main(argv: list[str] | None = None) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")
     print(text)
+
+
+def _crossed(args: Any) -> None:
+    """The coreference and jobs studies' statistics (bench/sim_crossed.py)."""
+    import sim_crossed
+
+    load0, t0 = os.getloadavg(), time.perf_counter()
+    res = sim_crossed.run(args.study.split(","), args.reps, args.boot, args.perms,
+                          log=lambda m: print(m, file=sys.stderr, flush=True),
+                          scenarios=[x for x in args.scenarios.split(",") if x])
+    load1 = os.getloadavg()
+    head = (f"Simulations: `python bench/simulate_stats.py --study {args.study} --reps {args.reps} --boot {args.boot} "
+            f"--perms {args.perms}` (coref-20: {args.reps // 4} runs); {(time.perf_counter() - t0) / 60:.1f} min on "
+            f"{os.cpu_count()} cores, load average {load0[0]:.1f} before and {load1[0]:.1f} after.")
+    out = args.out or ROOT / "bench" / "results" / "simulate_crossed.md"
+    out.write_text(sim_crossed.markdown(res, head), encoding="utf-8")
+    print(out)
 
 
 if __name__ == "__main__":

@@ -47,18 +47,14 @@ def comparison_page(title: str, meta: Mapping[str, Any], findings: Sequence[str]
     """The page: ``findings`` in words (or the given "nothing is clear" line), ``model``
     (which runs, what they are not), links to the CSV files, the table (``head``: column
     names, ``rows``: its ``<tr>`` rows), ``note`` (how to read it), the statistics."""
-    from stereoprobe.page.palette import colour
-    from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+    from stereoprobe.page.shell import esc, fill_shell
 
     columns = "".join(f"<th>{esc(c)}</th>" for c in head)
     files = ", ".join(f'<a href="{name}">{name}</a>' for name in links)
-    return PAGE.substitute(
-        title=esc(title), nav="", meta=esc(", ".join(m["run"] for m in meta["runs"])),
-        findings="".join(f"<li>{esc(f)}</li>" for f in findings), model=esc(model),
-        body=f'<p class="small">{files}</p><table><caption>{caption}</caption><thead><tr>{columns}</tr></thead>'
-             f"<tbody>{rows}</tbody></table>",
-        note=note, settings=settings_html([("statistics", json.dumps(meta["statistics"]))]), css=CSS,
-        pos=colour("positive"), neg=colour("negative"))
+    body = (f'<p class="small">{files}</p><table><caption>{caption}</caption><thead><tr>{columns}</tr></thead>'
+            f"<tbody>{rows}</tbody></table>")
+    return fill_shell(title, esc(", ".join(m["run"] for m in meta["runs"])), findings, model, body, note,
+                      [("statistics", json.dumps(meta["statistics"]))])
 
 
 def write_comparison_folder(out: str | Path, mark: str, tables: Mapping[str, Any], html: str,

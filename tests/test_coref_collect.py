@@ -212,8 +212,8 @@ def test_completions_logprob_mode_scores_both_replies(fake_openai, tmp_path, run
         assert (r["logprob_a"], r["logprob_b"]) == pytest.approx(expected)
         assert r["method"] == "logprob" and r["answer"] == ("A" if r["profession_a"] == "nurse" else "B")
     body = next(s.body for s in fake_openai.seen if s.path.endswith("/completions"))
-    assert body["echo"] is True and body["prompt"].endswith("Who was late? The nurse") or body["prompt"].endswith(
-        "Who was late? The pilot")
+    assert body["echo"] is True and body["logprobs"] == 1
+    assert body["prompt"].endswith(("Who was late? The nurse", "Who was late? The pilot"))
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["study"] == "coreference" and manifest["mode"] == "next-word"
     assert manifest["parser_version"] is None

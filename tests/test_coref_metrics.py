@@ -14,7 +14,7 @@ from stereoprobe.studies.coreference.criteria import (
     four_fifths, four_fifths_of_rates, predictive_values, pronoun_differences, sterlie,
 )
 from stereoprobe.studies.coreference.frame import answer_frame, triple_table
-from stereoprobe.studies.coreference.inference import make_plan
+from stereoprobe.studies.coreference.inference import plan_for
 from stereoprobe.studies.coreference.pairs import Pair, jobs_pairs
 from stereoprobe.studies.coreference.probes import make_probes
 from stereoprobe.studies.coreference.tables import inconsistent_professions, table3, winobias
@@ -31,7 +31,7 @@ def _frame(pairs, template, answers):
 def test_000s_worked_example_one_inconsistent_triple_two_of_three_incorrect():
     # book owner, bricklayer vs flower arranger: he -> A, she -> B, they -> B (000, section 4.1)
     frame = _frame([Pair("bricklayer", "flower arranger")], "book owner", ["A", "B", "B"])
-    row = table3(frame, make_plan(frame["cluster"], 50)).set_index("template").loc["Overall"]
+    row = table3(frame, plan_for(frame, 50)).set_index("template").loc["Overall"]
     assert (row["incorrect_k"], row["incorrect_n"]) == (2, 3)
     assert row["incorrect_pct"] == pytest.approx(200 / 3)
     assert (row["inconsistent_k"], row["inconsistent_n"]) == (1, 1)
@@ -47,14 +47,14 @@ def test_three_wrong_answers_are_consistent_and_u_counts_as_incorrect():
     t = triple_table(frame).iloc[0]
     assert (t["complete"], t["inconsistent"], t["binary_inconsistent"]) == (True, False, False)
     frame = _frame([Pair("nurse", "pilot")], "late", ["B", "U", "B"])
-    row = table3(frame, make_plan(frame["cluster"], 10)).set_index("template").loc["late"]
+    row = table3(frame, plan_for(frame, 10)).set_index("template").loc["late"]
     assert (row["incorrect_k"], row["inconsistent_k"], row["binary_inconsistent_k"], row["unknown"]) == (1, 1, 1, 1)
 
 
 def test_table3_layout_is_000s_templates_then_overall():
     probes = make_probes([Pair("nurse", "pilot", "women", "men"), Pair("pilot", "nurse", "men", "women")])
     frame = answer_frame(probes, [CorefAnswer(p.probe_id, p.expected) for p in probes])
-    out = table3(frame, make_plan(frame["cluster"], 10), order=list(TEMPLATES))
+    out = table3(frame, plan_for(frame, 10), order=list(TEMPLATES))
     assert out["template"].tolist() == list(TEMPLATES) + ["Overall"]
     assert out["incorrect_pct"].tolist() == [0.0] * 8 and out["incorrect_n"].tolist() == [6] * 7 + [42]
 
@@ -68,7 +68,7 @@ HAND = ([Pair("nurse", "pilot", "women", "men"), Pair("pilot", "nurse", "men", "
 
 def test_sterlie_cells_and_rates_by_hand():
     frame = _frame(HAND[0], "late", HAND[1])
-    got = sterlie(frame, make_plan(frame["cluster"], 10)).set_index("pronoun")
+    got = sterlie(frame, plan_for(frame, 10)).set_index("pronoun")
     assert got.loc["he", ["tp", "fn", "fp", "tn", "unknown"]].tolist() == [0, 1, 0, 1, 0]
     assert got.loc["she", ["tp", "fn", "fp", "tn", "unknown"]].tolist() == [1, 0, 1, 0, 0]
     assert got.loc["they", ["tp", "fn", "fp", "tn", "unknown"]].tolist() == [0, 0, 0, 1, 1]
@@ -79,7 +79,7 @@ def test_sterlie_cells_and_rates_by_hand():
     assert math.isnan(pct.loc["they", "fnr_pct"]) and pct.loc["they", "npv_pct"] == 100.0
     ratios = four_fifths(frame, n_perm=20).query("comparison == 'he vs she'").set_index("rate")
     assert ratios.loc["fnr", ["ratio", "passes", "lowest", "highest"]].tolist() == [0.0, False, "she", "he"]
-    wb = winobias(frame, make_plan(frame["cluster"], 10)).set_index("pronoun")
+    wb = winobias(frame, plan_for(frame, 10)).set_index("pronoun")
     assert wb.loc["he", ["pro_pct", "anti_pct", "gap"]].tolist() == [100.0, 0.0, 100.0]
     assert wb.loc["she", ["pro_pct", "anti_pct", "gap"]].tolist() == [100.0, 0.0, 100.0]
 
@@ -107,7 +107,7 @@ def planted():
     flips = {pr: sum(1 for p in probes if p.pronoun == pr and against(p) and is_flipped(p.probe_id, 0.3)
                      and p.template != "book owner") for pr in ("he", "she")}  # book owner: not in the criteria
     frame = answer_frame(probes, answers)
-    return frame, make_plan(frame["cluster"], 500, seed=1), flips
+    return frame, plan_for(frame, 500, seed=1), flips
 
 
 def test_planted_bias_gives_the_values_it_implies(planted):

@@ -15,11 +15,11 @@ import pytest
 
 from coref_synth import Model, design, simulate, truth
 from stereoprobe.studies.coreference.criteria import four_fifths, pronoun_differences, sterlie
-from stereoprobe.studies.coreference.inference import make_plan
+from stereoprobe.studies.coreference.inference import plan_for
 from stereoprobe.studies.coreference.tables import table3, winobias
 
-RUNS = 300  # simulated runs of the null
-BOOT = 300
+RUNS = 200  # simulated runs of the null
+BOOT = 200
 RATES = ("fnr", "fpr", "ppv", "npv")
 
 
@@ -31,10 +31,11 @@ def null_runs():
     true = truth(model)
     rng = np.random.default_rng(20261124)
     hits: dict[str, list[bool]] = {"overall": [], "template_answers": [], "template_triples": [], "sterlie": []}
-    flags: dict[str, list] = {"four_fifths": [], "differences": [], "family": [], "winobias": []}
+    flags: dict[str, list] = {"four_fifths": [], "differences": [], "family": [], "winobias": [],
+                              "four_fifths_any": [], "four_fifths_any_holm": []}
     for r in range(RUNS):
         frame = simulate(probes, model, rng)
-        plan = make_plan(frame["cluster"], BOOT, seed=r)
+        plan = plan_for(frame, BOOT, seed=r)
         t3 = table3(frame, plan).set_index("template")
         for m in ("incorrect", "inconsistent", "binary_inconsistent"):
             low, high = t3[f"{m}_low"], t3[f"{m}_high"]
@@ -45,7 +46,10 @@ def null_runs():
         for p in st.index:
             for rate in RATES:
                 hits["sterlie"].append(st.loc[p, f"{rate}_low"] <= true[f"{p}_{rate}"] <= st.loc[p, f"{rate}_high"])
-        flags["four_fifths"].append((four_fifths(frame, n_perm=99, seed=r)["p"] < 0.05).to_numpy())
+        ff = four_fifths(frame, n_perm=99, seed=r)
+        flags["four_fifths"].append((ff["p"] < 0.05).to_numpy())
+        flags["four_fifths_any"].append(bool((ff["p"] < 0.05).any()))
+        flags["four_fifths_any_holm"].append(bool((ff["p_holm"] < 0.05).any()))
         d = pronoun_differences(frame, plan)
         flags["differences"].append((d["p"] < 0.05).to_numpy())
         flags["family"].append(bool((d["q"] < 0.05).any()))
@@ -58,7 +62,7 @@ def test_null_intervals_cover_about_95_percent_from_above_and_below(null_runs):
     # overall incorrect / inconsistent / binary (900 intervals); FNR FPR PPV NPV x 3 pronouns (3,600);
     # incorrect per template (2,100)
     for key in ("overall", "sterlie", "template_answers"):
-        assert 0.93 <= coverage[key] <= 0.97, (key, coverage[key])
+        assert (0.92 if key == "overall" else 0.93) <= coverage[key] <= 0.97, (key, coverage[key])
     # inconsistent and binary per template: 72 triples each here (95.8% with the Jeffreys
     # interval; 97.4% with Clopper-Pearson's, which is too wide: docs/coreference.md)
     assert 0.93 <= coverage["template_triples"] <= 0.97, coverage["template_triples"]
@@ -70,14 +74,20 @@ def test_null_tests_flag_about_5_percent(null_runs):
     assert 0.02 <= flags["differences"].mean() <= 0.07, flags["differences"]  # 15 paired tests
     assert flags["differences"].max() <= 0.09
     assert flags["family"] <= 0.07  # any BH q < 0.05 in the family of 15
+    # the four rates of one prefix are four tests: unadjusted, at least one is flagged in about 12% of null
+    # runs; Holm keeps the family at 5% (the page's "lower than chance" follows p_holm)
+    assert flags["four_fifths_any"] > 0.08, flags["four_fifths_any"]
+    assert 0.01 <= flags["four_fifths_any_holm"] <= 0.065, flags["four_fifths_any_holm"]
     assert (flags["winobias"] <= 0.09).all(), flags["winobias"]
 
 
 @pytest.fixture(scope="module")
 def biased():
-    model = Model(hard=0.2, easy=0.02, bias=0.25)
+    # the rates' values are checked here, not the intervals: jobs that do not differ (pairs do), so one run's
+    # rates sit within sampling error of the implied ones (with job effects they sit where the drawn jobs put them)
+    model = Model(hard=0.2, easy=0.02, bias=0.25, job_sd=0.0, pair_sd=0.5)
     frame = simulate(design(20), model, np.random.default_rng(7))  # the full default design
-    return frame, make_plan(frame["cluster"], 500, seed=3), truth(model)
+    return frame, plan_for(frame, 500, seed=3), truth(model)
 
 
 def test_planted_bias_rates_come_out_at_the_values_it_implies(biased):
@@ -88,10 +98,11 @@ def test_planted_bias_rates_come_out_at_the_values_it_implies(biased):
     st = sterlie(frame, plan).set_index("pronoun")
     for p in ("he", "she", "they"):
         for rate in RATES:
-            assert st.loc[p, f"{rate}_pct"] == pytest.approx(true[f"{p}_{rate}"], abs=2.0), (p, rate)
+            # one pronoun's rate over 2,800 answers of correlated pairs and triples: sd about 1.5 points
+            assert st.loc[p, f"{rate}_pct"] == pytest.approx(true[f"{p}_{rate}"], abs=3.5), (p, rate)
     wb = winobias(frame, plan).set_index("pronoun")
-    assert wb.loc["he", "gap"] == pytest.approx(true["he_gap"], abs=2.0)
-    assert wb.loc["she", "gap"] == pytest.approx(true["she_gap"], abs=2.0)
+    assert wb.loc["he", "gap"] == pytest.approx(true["he_gap"], abs=3.5)
+    assert wb.loc["she", "gap"] == pytest.approx(true["she_gap"], abs=3.5)
 
 
 def test_planted_bias_is_found(biased):
@@ -109,3 +120,74 @@ def test_planted_bias_is_found(biased):
         assert d.loc[key, "q"] < 0.001, key
     # he and she are equally biased (each against its own stereotype): their incorrect shares agree
     assert d.loc[("incorrect", "he", "she"), "q"] > 0.05
+
+
+def test_rare_rates_floor_the_design_effect_at_the_pooled_one():
+    # wrong answers at about 1.9% (hard triples at 1% on the logit scale, job effects sd 1): per scene, 216
+    # answers of 6 x 6 jobs; a zero count happens. A zero cell has no variance of its own: taking its
+    # answers as independent, no zero cell covered the truth and the scenes covered 0.85 (measured);
+    # with the table's pooled design effect 0.94 and 0.6 of the zero cells
+    model = Model(hard=0.01, easy=0.002, job_sd=1.0)
+    true = truth(model)["incorrect"]
+    d, rng = design(6), np.random.default_rng(8)
+    hits, zero_hits = [], []
+    for r in range(100):
+        frame = simulate(d, model, rng)
+        t3 = table3(frame, plan_for(frame, 200, seed=r)).set_index("template").iloc[:-1]
+        inside = ((t3["incorrect_low"] <= true) & (true <= t3["incorrect_high"])).to_numpy()
+        hits.extend(inside)
+        zero_hits.extend(inside[(t3["incorrect_k"] == 0).to_numpy()])
+    assert 0.91 <= np.mean(hits) <= 0.975, np.mean(hits)
+    assert len(zero_hits) >= 40 and np.mean(zero_hits) >= 0.4, (len(zero_hits), np.mean(zero_hits))
+
+
+def test_pooled_design_effect_by_hand():
+    from stereoprobe.studies.coreference.inference import pooled_deff
+
+    # cells at 10% of 100 with variance 18 (deff 18 / (10 * 90 / 100) = 2), 50% of 100 with 75 (deff 3), 20% of 400 with 4
+    # (deff 1): the median, 2; a cell at 0% has no say; no informative cell: 1
+    assert pooled_deff([10, 50, 20, 0], [18, 75, 4, 0], [100, 100, 400, 50]) == pytest.approx(2.0)
+    assert pooled_deff([0, 100], [0, 0], [10, 10]) == 1.0
+    assert pooled_deff([10], [0.45], [100]) == 1.0  # a design effect below 1 is not believed
+
+
+def test_identical_pronouns_get_an_interval_not_a_point():
+    # a deterministic model that answers they exactly as he: every resample gives the same two rates, so the
+    # difference's replicates are all 0 (or differ by round-off). Before: the interval [0, 0] (and p = 2e-308
+    # where round-off left a difference). Now the standard error falls back to the rates' binomial one
+    d = design(4)
+    frame = simulate(d, Model(), np.random.default_rng(2))
+    he = frame[frame["pronoun"] == "he"].set_index("triple_id")["answer"]
+    they = frame["pronoun"] == "they"
+    frame.loc[they, "answer"] = he.loc[frame.loc[they, "triple_id"]].to_numpy()
+    from stereoprobe.studies.coreference.frame import with_answers
+
+    frame = with_answers(frame.drop(columns=["answer", "refused", "correct", "truth", "said", "tp", "fn", "fp", "tn"]),
+                         frame["answer"])
+    d = pronoun_differences(frame, plan_for(frame, 200, seed=0)).set_index(["measure", "pronoun_1", "pronoun_2"])
+    row = d.loc[("incorrect", "he", "they")]
+    assert row["difference"] == 0 and row["p"] == 1.0
+    n = int((frame["pronoun"] == "he").sum())
+    p = (row["pct_1"] / 100 * n + 0.5) / (n + 1)
+    se = 100 * np.sqrt(2 * p * (1 - p) / n)
+    assert row["high"] == pytest.approx(-row["low"]) and row["high"] > 1
+    assert row["high"] / se == pytest.approx(float(__import__("scipy").stats.t.ppf(0.975, 15)), rel=1e-6)
+
+
+def test_the_page_calls_a_four_fifths_ratio_lower_than_chance_after_holm():
+    import pandas as pd
+
+    from stereoprobe.studies.coreference.page import key_findings
+
+    empty = pd.DataFrame({"debias": []})
+    ff = pd.DataFrame({"debias": 0, "rate": ["fnr", "fpr", "ppv", "npv"], "ratio": [0.9, 0.95, 0.97, 0.99],
+                       "passes": True, "p": [0.03, 0.04, 0.5, 0.6], "p_holm": [0.12, 0.12, 1.0, 1.0]})
+    crit = pd.DataFrame({"debias": [0], "tp": [5], "fn": [5], "fp": [5], "tn": [5]})
+    t = {"table3": pd.DataFrame({"debias": [], "template": []}), "winobias": empty, "four_fifths": ff,
+         "criteria": crit, "professions": empty, "prefixes": pd.DataFrame()}
+    line = next(s for s in key_findings(t, 0) if s.startswith("Separation"))
+    # two raw p-values below 0.05, none after Holm over the four rates: the page follows Holm
+    assert "0 are lower than shuffling" in line and "Holm" in line
+    t["four_fifths"] = ff.assign(p_holm=[0.004, 0.12, 1.0, 1.0])
+    line = next(s for s in key_findings(t, 0) if s.startswith("Separation"))
+    assert "1 is lower than shuffling" in line and "FNR (0.90)" in line

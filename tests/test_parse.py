@@ -169,8 +169,18 @@ def test_refusals(reply):
     assert parse_reply(reply, probe_text=OLD_Q, group="old people") == ParsedReply(words=[], refused=True)
 
 
-def test_corpus_size():
-    assert len(CORPUS) + len(REFUSAL_REPLIES) >= 40
+def test_corpus_expectations_are_words_of_their_reply():
+    # The corpus is the parser's specification: an expected word that is not in its reply
+    # (a typo, a word copied from another case) would make a wrong parser pass. Every
+    # expected word occurs in its reply (case and apostrophes aside), ids are unique, and
+    # refusal replies are not also list cases.
+    for case_id, reply, _probe, _group, expected in CORPUS:
+        text = reply.lower().replace("\u2019", "'").replace("\u2018", "'")
+        missing = [w for w in expected if w not in text]
+        assert not missing, f"{case_id}: {missing} not in its reply"
+    ids = [c[0] for c in CORPUS] + [r[0] for r in REFUSAL_REPLIES]
+    assert len(ids) == len(set(ids))
+    assert not {c[1] for c in CORPUS} & {r[1] for r in REFUSAL_REPLIES}
 
 
 def test_echo_needs_probe_words_but_frame_words_always_count():

@@ -84,10 +84,17 @@ def test_one_plan_pairs_two_runs_on_the_same_rows():
     w = cluster_weights([groups, probes], 2000, seed=5)
     neg_a, polar = np.array([5, 6, 4, 3, 7, 5]), np.full(6, 10)
     neg_b = neg_a + np.array([2, 0, 0, 0, 0, 0])
-    same = 100 * (replicate_ratio(w, neg_a, polar) - replicate_ratio(w, neg_a, polar))
-    assert (same == 0).all()  # identical runs: no spread at all
+    # the plan is a function of the rows and the seed: drawn again for run B, it is the same plan
+    assert (cluster_weights([groups, probes], 2000, seed=5) == w).all()
     diff = 100 * (replicate_ratio(w, neg_b, polar) - replicate_ratio(w, neg_a, polar))
-    assert (diff >= 0).all() and diff.max() > 0  # B is never below A in any replicate
+    # by hand: each replicate draws 6 rows (two groups of three), so its polar total is 60 and
+    # B adds 2 negative words per copy of row 0: the paired difference is 100 * 2 * w0 / 60
+    assert diff == pytest.approx(100 * 2 * w[:, 0] / 60)
+    assert set(np.round(diff, 6)) <= {round(100 * 2 * c / 60, 6) for c in range(7)} and diff.max() > 0
+    # unpaired (B on another plan), the difference also carries A's own resampling spread
+    unpaired = 100 * (replicate_ratio(cluster_weights([groups, probes], 2000, seed=6), neg_b, polar)
+                      - replicate_ratio(w, neg_a, polar))
+    assert unpaired.std() > 2 * diff.std()
     g, h = n_clusters([groups, probes])
     assert (g, h) == (2, 1)
     low, high = t_interval(100 * 2 / 60, diff, g, h, 0.95, bounds=(-100, 100))

@@ -65,10 +65,15 @@ def test_format_test_by_hand():
             rows.append(("c", f"g{g}", f"g{g}{tpl}", tpl, fmt, n, 10 - n, 10))
     df = pd.DataFrame(rows, columns=["category", "group", "probe_id", "template", "format", "neg", "pos", "polar"])
     df["group_key"], df["cat_code"] = df["category"] + "|" + df["group"], 0
-    row = format_test(df, 0.95).set_index("category").loc["c"]
+    # The se is never below the binomial one at the category's dispersion phi: at phi = 0.05 that floor is
+    # 100 * sqrt(.05 * (.75 * .25 / 40 + .5 * .5 / 40)) = 2.338 points, under 2.8868: the design se counts.
+    row = format_test(df, 0.95, phi=0.05).set_index("category").loc["c"]
     assert row["difference"] == pytest.approx(25.0)
     assert row["p"] == pytest.approx(2 * stats.t.sf(0.25 / np.sqrt(4 / 3 * 4 * 0.0125**2), 3), rel=1e-9)
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((15.81, 34.19), abs=0.01)
+    # at phi = 1 the floor, 10.458 points, is above the design se: 25 +/- 3.1824 * 10.458
+    row = format_test(df, 0.95, phi=1.0).set_index("category").loc["c"]
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((25 - 33.28, 25 + 33.28), abs=0.01)
 
 
 def test_format_verdict_and_interval_never_disagree():
@@ -162,3 +167,36 @@ def test_format_sentences_for_edge_cases():
         "Statements are more negative than questions for all categories: 59% vs 20%, 39 points (90% CI -47 to -31)")
     assert _sentence("age", 60, 50, 10, float("nan"), float("nan"), float("nan"), 0.95) == (
         "Too few groups to test questions against statements for age: 60% vs 50%")
+
+
+def _constant_gap(groups, qn=6, sn=5):
+    rows = []
+    for g in range(groups):
+        for tpl, fmt, n in (("why_are_so", "question", qn), ("are_so", "statement", sn)):
+            rows.append(("c", f"g{g}", f"g{g}{tpl}", tpl, fmt, n, 10 - n, 10))
+    df = pd.DataFrame(rows, columns=["category", "group", "probe_id", "template", "format", "neg", "pos", "polar"])
+    df["group_key"], df["cat_code"] = df["category"] + "|" + df["group"], 0
+    return format_test(df, 0.95).set_index("category").loc["c"]
+
+
+def test_format_zero_variance_is_floored_before_the_interval_and_the_verdict():
+    # every group 6/10 questions and 5/10 statements: the groups agree exactly (se 0). Before, the
+    # page printed "10 points (95% CI 10 to 10)" next to a p from the floored se. Now both use the floor
+    # 100 * sqrt(phi (.6 * .4 / 40 + .5 * .5 / 40)) = 11.068 points (phi 1), df 3:
+    row = _constant_gap(4)
+    se = 100 * np.sqrt(0.6 * 0.4 / 40 + 0.5 * 0.5 / 40)
+    half = stats.t.ppf(0.975, 3) * se
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((10 - half, 10 + half), abs=1e-9)
+    assert row["p"] == pytest.approx(2 * stats.t.sf(10 / se, 3), rel=1e-9)
+    assert row["ci_high"] - row["ci_low"] > 1
+
+
+def test_format_verdict_and_interval_agree_at_zero_variance():
+    # the never-disagree property where se = 0: a constant 10-point gap over 3 to 40 groups
+    verdicts = []
+    for groups in (3, 4, 6, 10, 20, 40):
+        row = _constant_gap(groups)
+        assert (row["p"] < 0.05) == (row["ci_low"] > 0 or row["ci_high"] < 0), groups
+        assert row["ci_low"] < row["difference"] < row["ci_high"]
+        verdicts.append(bool(row["p"] < 0.05))
+    assert verdicts[0] is False and verdicts[-1] is True  # both verdicts occur

@@ -151,3 +151,34 @@ def test_docs_quote_the_worked_example_and_the_edges():
     for text in ("**34.3% to 74.5%**", "**36.1% to 72.8%**", "0.0058333", "0 to 9.6%", "2.6 to 24.6%", "90.4 to 100%",
                  "0.0 to 12.8%"):
         assert text in doc, text
+
+
+def _over_groups(k, phi):
+    """A cell over 60 groups of 10 counted words with k negatives spread as evenly as the groups
+    allow, its with-replacement group variance, as the fill-in cells over groups compute it."""
+    from stereoprobe.stats.variance import cell_scores, cluster_variance
+
+    neg = np.array([min(10, k // 60 + (1 if i < k % 60 else 0)) for i in range(60)], float)
+    est, z, words = cell_scores(neg, np.full(60, 10.0), np.zeros(60, int), 1)
+    var, g, h = cluster_variance(z, np.zeros(60, int), 1, np.arange(60))
+    low, high = share_interval(100 * est, None, g, words, h, 0.95, variance=1e4 * var, df=g - h, deff_floor=phi,
+                               method="jeffreys")
+    return float(low[0]), float(high[0])
+
+
+def test_monotone_in_the_count_when_the_dispersion_exceeds_1():
+    # phi = 4: 0/600 used n_eff = 600 / 4 = 150, but 1/600 took its own variance (n_eff about 600):
+    # 0/600 -> 0 to 2.19%, 1/600 -> 0 to 0.93% before; now every cell's n_eff is at most n / phi
+    zero, one = _over_groups(0, 4.0), _over_groups(1, 4.0)
+    most, every = _over_groups(599, 4.0), _over_groups(600, 4.0)
+    assert one[1] >= zero[1] and one[0] >= zero[0]
+    assert every[0] >= most[0] and every[1] >= most[1]
+    # at phi = 4 and 1/600 the effective size is 600 / 4 = 150 (times the df factor, about 1):
+    ratio = (stats.t.ppf(0.975, 599) / stats.t.ppf(0.975, 59)) ** 2
+    n_eff = 150 * ratio
+    x = n_eff / 600
+    assert one[1] == pytest.approx(100 * stats.beta.ppf(0.975, x + 0.5, n_eff - x + 0.5), abs=1e-6)
+    assert zero[1] == pytest.approx(100 * stats.beta.ppf(0.975, 0.5, n_eff + 0.5), abs=1e-6)
+    for k in range(0, 601, 7):  # and along the whole range
+        a, b = _over_groups(k, 4.0), _over_groups(k + 1, 4.0)
+        assert b[0] >= a[0] - 1e-9 and b[1] >= a[1] - 1e-9, k

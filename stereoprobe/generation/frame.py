@@ -49,3 +49,30 @@ def write_folder(out: Path, tables: Mapping[str, Any], meta: Mapping[str, Any], 
                                        encoding="utf-8")
 
     return replace_folder(Path(out), fill, marked(mark), "stereoprobe score")
+
+
+def read_texts(run_dir: str | Path, study: str, noun: str, level: float, n_boot: int, seed: int) -> tuple[Any, Any]:
+    """A generation run's manifest and :func:`text_frame`, the statistics' settings checked
+    first; a run without records is a one-line ``DataError`` (``noun``: what it lacks)."""
+    from stereoprobe.errors import DataError
+    from stereoprobe.generation.records import GenRecord
+    from stereoprobe.stats.analysis import check_options
+    from stereoprobe.studies.base import read_run
+
+    check_options(level, n_boot, seed)
+    manifest, records = read_run(run_dir, study, GenRecord)
+    if not records:
+        raise DataError(f"{run_dir}: no {noun} to score; run `stereoprobe collect --study {study} --out {run_dir}`.")
+    return manifest, text_frame(records)
+
+
+def run_meta(run_dir: str | Path, manifest: Any, **fields: Any) -> dict[str, Any]:
+    """A generation study's meta.json: the run, its model and method, ``fields``, the time."""
+    from stereoprobe import __version__
+    from stereoprobe.store import now_iso
+
+    settings = manifest.settings
+    return {"run": str(Path(run_dir).resolve()), "model": manifest.model, "mode": manifest.mode,
+            "method": settings.options.get("method"), "embedded": settings.backend == "local",
+            "temperature": settings.temperature, "samples": settings.samples, **fields,
+            "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso()}

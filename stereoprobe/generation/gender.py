@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Iterable
 
+from stereoprobe.generation.classifier import NameTableClassifier
 from stereoprobe.names import is_title, title_gender
 
 VERSION = "gender-2"
@@ -55,27 +56,14 @@ _SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\bMrs)[.!?]
 RATIO = 2  # markers of one gender needed per marker of the other to call a text with both
 
 
-class GenderClassifier:
+class GenderClassifier(NameTableClassifier):
     """Text -> (label, evidence); ``names``: a stereoprobe.names.NameTable (loaded on first use)."""
 
     version = VERSION
+    described = {"ratio": RATIO}
     labels = LABELS
     whole_text = True  # a truncated text may have lost its markers: not classified
     reads_english = True  # its markers are English words: a text in another language is not read
-
-    def __init__(self, names: Any = None) -> None:
-        self._names = names
-
-    @property
-    def names(self) -> Any:
-        if self._names is None:
-            from stereoprobe import names
-
-            self._names = names.load()
-        return self._names
-
-    def describe(self) -> dict[str, Any]:
-        return {"classifier": VERSION, "names_table": self.names.source, "ratio": RATIO}
 
     def classify(self, text: str, prompt_words: Iterable[str] = ()) -> tuple[str, list[str]]:
         return self.classify_many([text], prompt_words)[0]

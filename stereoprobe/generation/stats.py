@@ -150,3 +150,21 @@ def spearman(x: Any, y: Any, level: float = 0.95) -> Any:
     from stereoprobe.stats.correlation import correlation
 
     return correlation(x, y, "spearman", level)
+
+
+def share_row(statistic: str, values: Any, on: Any, n_boot: int, seed: int, level: float) -> dict[str, Any]:
+    """A summary row: the share of ``values`` (0 or 1 per text of the frame ``on``) over the
+    run, with its interval from the cluster bootstrap over ``on``'s groups."""
+    import numpy as np
+
+    est, low, high = cluster_share(np.asarray(values, dtype=float), on.group.to_numpy(), n_boot, seed, level)
+    return {"statistic": statistic, "value": est, "low": low, "high": high, "n": len(on),
+            "groups": on.group.nunique(), "p": np.nan, "null_mean": np.nan}
+
+
+def nmi_rows(test: NMITest) -> list[dict[str, Any]]:
+    """The summary's two rows of an NMI test: ``nmi`` (the plug-in value) and
+    ``nmi_corrected`` (less its bias), each with the interval, p and mean by chance."""
+    return [{"statistic": name, "value": value, "low": test.low, "high": test.high, "n": test.texts,
+             "groups": test.groups, "p": test.p, "null_mean": test.null_mean}
+            for name, value in (("nmi", test.nmi), ("nmi_corrected", test.corrected))]

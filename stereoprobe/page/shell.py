@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 from string import Template
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 
 def esc(value: object) -> str:
@@ -76,3 +76,25 @@ $body
 def settings_html(settings: Sequence[tuple[str, str]]) -> str:
     items = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in settings)
     return f'<dl class="settings">{items}</dl>'
+
+
+def fill_shell(title: str, meta: str, findings: Sequence[str], model: str, body: str, note: str,
+               settings: Sequence[tuple[str, str]], css: str = CSS, nav: str = "") -> str:
+    """The page in the shell: ``title``, each of ``findings`` (one item each) and ``model``
+    are escaped here; ``meta`` (see :func:`meta_line`), ``body``, ``note`` and ``nav`` are
+    HTML already; ``settings`` as :func:`settings_html`; the active palette's colours."""
+    from stereoprobe.page.palette import colour
+
+    return PAGE.substitute(
+        title=esc(title), nav=nav, meta=meta, findings="".join(f"<li>{esc(f)}</li>" for f in findings),
+        model=esc(model), body=body, note=note, settings=settings_html(settings), css=css,
+        pos=colour("positive"), neg=colour("negative"))
+
+
+def meta_line(meta: Mapping[str, Any], *parts: object) -> str:
+    """The line under a report's title: the model, ``parts``, when it was scored; escaped.
+
+    >>> meta_line({"model": "m<1>", "created_at": "2026-01-01"}, "chat mode")
+    'm&lt;1&gt; · chat mode · scored 2026-01-01'
+    """
+    return " · ".join(esc(p) for p in (meta.get("model"), *parts, f"scored {meta.get('created_at')}"))

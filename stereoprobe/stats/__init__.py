@@ -48,6 +48,12 @@ The cluster-bootstrap plan, for statistics without a closed-form variance (stere
     replicate_ratio(weights, numerator, denominator) -> np.ndarray  # W @ num / W @ den per replicate
     n_clusters(levels, strata=None) -> (top_level_clusters, strata)
 
+Crossed designs, units joining two sampled members (stereoprobe.stats.crossed; the coreference pairs of jobs)::
+
+    crossed_plan(first, second, n_boot, seed=0, first_side=None, second_side=None) -> CrossedPlan
+        .weights (blocks * B, units): replicates of any statistic of the units
+        .variance(replicates, contributing=None) -> (var, df)   # two-way cluster-robust, never below the units'
+
 For example, a paired difference of two runs aligned on the same probe rows, groups as clusters::
 
     est_a, z_a, _ = cell_scores(neg_a, polar_a, cells, k)
@@ -67,12 +73,14 @@ The sentiment tables (modules imported by their full names)::
     stereoprobe.stats.shares.probe_rows(units) / over_groups(...) / within_groups(...) / vs_category(...)
     stereoprobe.stats.format_test.template_pairs(templates) / format_test(rows, level, wording="fixed", phi=1.0)
     stereoprobe.stats.criteria.nmi(table) / four_fifths_ratio(pos, polar) / criteria(rows, seed, n_perm=999)
+    stereoprobe.stats.correlation.correlation(x, y, method, level) / jackknife_interval(x, y, method, level)
     stereoprobe.stats.robustness.variance_parts(probe_shares) / spearman_brown(r, k) / rank_stability(...)
 """
 
 from __future__ import annotations
 
 from stereoprobe.stats.criteria import permutation_test
+from stereoprobe.stats.crossed import crossed_plan
 from stereoprobe.stats.dispersion import dispersion
 from stereoprobe.stats.fdr import bh
 from stereoprobe.stats.intervals import betabinomial_pvalue, bootstrap_se, share_interval, t_interval, t_pvalue
@@ -80,5 +88,5 @@ from stereoprobe.stats.resample import cluster_weights, n_clusters, replicate_ra
 from stereoprobe.stats.variance import cell_scores, cluster_variance, crossed_variance
 
 __all__ = ["betabinomial_pvalue", "bh", "bootstrap_se", "cell_scores", "cluster_variance", "cluster_weights",
-           "crossed_variance", "dispersion", "n_clusters", "permutation_test", "replicate_ratio", "share_interval",
+           "crossed_plan", "crossed_variance", "dispersion", "n_clusters", "permutation_test", "replicate_ratio", "share_interval",
            "t_interval", "t_pvalue"]

@@ -57,8 +57,10 @@ def _sentence(cat: str, qn: float, sn: float, d: float, lo: float, hi: float, q:
 def format_test(rows: Any, level: float, wording: str = "fixed", phi: Any = 1.0) -> Any:
     """``format_test.csv`` as a DataFrame, from probe rows (:func:`stereoprobe.stats.shares.probe_rows`).
 
-    ``phi``: per row, the dispersion of its category; a difference whose groups all agree
-    exactly (variance 0) is tested at that dispersion's binomial variance, never p = 0.
+    ``phi``: per row, the dispersion of its category; the standard error is never below
+    that dispersion's binomial one (a difference whose groups all agree exactly has
+    variance 0): the floor is applied before the interval and the test alike, so neither
+    is ever a point or p = 0, and they cannot disagree.
     """
     import numpy as np
     import pandas as pd
@@ -111,10 +113,10 @@ def format_test(rows: Any, level: float, wording: str = "fixed", phi: Any = 1.0)
             var, df = v2, float(d2[0])
         phi_sel = float(np.average(phi_row[sel], weights=np.maximum(pol[sel], 1e-12)))
         floor = 100 * np.sqrt(phi_sel * (qn * (1 - qn) / tot["qp"] + sn * (1 - sn) / tot["sp"]))
-        se = 100 * np.sqrt(float(var[0])) if df >= 1 else np.nan
+        se = max(100 * np.sqrt(max(float(var[0]), 0.0)), floor) if df >= 1 else np.nan  # floored for both
         d = 100 * (qn - sn)
         lo, hi = t_interval(d, None, k[0], h[0], level, bounds=(-100, 100), se=se, df=df)
-        p = t_pvalue(d, None, k[0], h[0], se=se, df=df, se_floor=floor)
+        p = t_pvalue(d, None, k[0], h[0], se=se, df=df)
         out.append({"category": cat, "question_negative": 100 * qn, "statement_negative": 100 * sn, "difference": d,
                     "ci_low": float(lo), "ci_high": float(hi), "p": float(p),
                     "cohens_h": float(proportion_effectsize(qn, sn)), "groups": g,

@@ -3,11 +3,12 @@
 A share gets the **Korn-Graubard** interval (``share_interval``; Korn & Graubard 1998,
 *Survey Methodology* 24: 193-201), as R's ``survey::svyciprop(method = "beta")``
 computes it: the Clopper-Pearson (beta) interval at the effective sample size
-``n_eff = p (1 - p) / var`` (at most the counted words), times ``(t(n-1) / t(df))^2``
-for the few clusters (never above 1). Where the variance says nothing (``var = 0``, or
-the share is 0% or 100%) ``n_eff`` is the counted words divided by the design effect
-the caller knows (``deff_floor``; 1 by default, the usual rule), so intervals are
-monotone in the count and never collapse to a point. tests/test_stats_intervals.py
+``n_eff = p (1 - p) / var``, times ``(t(n-1) / t(df))^2`` for the few clusters (never
+above 1). ``n_eff`` is at most the counted words divided by the design effect the
+caller knows (``deff_floor``, at least 1; 1 by default: at most the counted words), in
+every cell; where the variance says nothing (``var = 0``, or the share is 0% or 100%) it
+is that bound. So intervals are monotone in the count, also when the design effect
+exceeds 1, and never collapse to a point. tests/test_stats_intervals.py
 checks the edge cases by hand and the formula against svyciprop's.
 
 A difference gets a t interval ``estimate +/- t(df) * se``; ``t_pvalue`` is the matching
@@ -151,8 +152,9 @@ def share_interval(
     The variance of the share (percent squared) is ``variance`` if given, else that of
     the bootstrap ``replicates`` (percent) times ``G / (G - strata)``; ``df`` defaults to
     ``n_clusters - n_strata``. ``n_words``: counted words, the cap of ``n_eff`` and the
-    ``n`` of ``t(n - 1)``. ``deff_floor``: the design effect used where the variance says
-    nothing (0, or a share of 0% or 100%): ``n_eff = n_words / deff_floor`` (at least 1).
+    ``n`` of ``t(n - 1)``. ``deff_floor``: the smallest design effect believed (at least 1):
+    ``n_eff = min(p (1 - p) / var, n_words / deff_floor)``, and ``n_words / deff_floor`` where
+    the variance says nothing (0, or a share of 0% or 100%).
     NaN where the share is NaN or ``df < 1``.
     """
     import warnings
@@ -176,8 +178,8 @@ def share_interval(
         else:
             var = np.asarray(variance, dtype=np.float64) / 1e4
         informative = (var > 0) & (p > 0) & (p < 1)
-        neff = np.where(informative, p * (1 - p) / np.where(informative, var, 1), n / np.maximum(deff_floor, 1.0))
-        neff = np.minimum(neff, n)
+        floor_n = n / np.maximum(deff_floor, 1.0)  # the design effect is never below the caller's (nor 1)
+        neff = np.where(informative, np.minimum(p * (1 - p) / np.where(informative, var, 1), floor_n), floor_n)
         ratio = stats.t.ppf(1 - alpha / 2, np.maximum(n - 1, 1)) / stats.t.ppf(1 - alpha / 2, np.maximum(df, 1))
         neff = neff * np.minimum(ratio, 1.0) ** 2
         x = p * neff

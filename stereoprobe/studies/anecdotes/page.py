@@ -10,11 +10,10 @@ decided their class (``generation.page``). Nothing is recomputed: every number i
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.shell import esc, fill_shell, meta_line
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.anecdotes.score import STUDY, TABLES
 from stereoprobe.studies.base import read_scores
@@ -101,8 +100,7 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
 
     from stereoprobe.generation.page import sample_rows, texts_section
     from stereoprobe.page.figures import to_png
-    from stereoprobe.page.palette import colour
-    from stereoprobe.store import replace_folder
+    from stereoprobe.page.folder import write_report
     from stereoprobe.studies.anecdotes.figures import shares_chart
 
     run = Path(run_dir)
@@ -119,28 +117,11 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
             f'share of women in the job" width="760"></figure>', _profession_table(t["professions"]),
             "<h2>The texts: three per profession, the deciding words marked</h2>",
             texts_section(sample_rows(texts, 3, seed=0))]
-    meta_line = f"{esc(meta.get('model'))} · {esc(meta.get('method'))} · scored {esc(meta.get('created_at'))}"
     settings = [("model", str(meta.get("model"))), ("method", str(meta.get("method"))),
                 ("temperature", str(meta.get("temperature"))), ("samples", str(meta.get("samples"))),
                 ("template", json.dumps(meta.get("template"), ensure_ascii=False)),
                 ("classifier", str(meta.get("classifier"))), ("names table", str(meta.get("names_table"))),
                 ("catalog", str(meta.get("catalog"))), ("statistics", json.dumps(meta.get("statistics")))]
-    html = PAGE.substitute(
-        title=esc("Who does the model write about?"), nav="", meta=meta_line,
-        findings="".join(f"<li>{esc(f)}</li>" for f in key_findings(t)), model=esc(model_note(meta)),
-        body="\n".join(body), note=NOTE, settings=settings_html(settings), css=CSS,
-        pos=colour("positive"), neg=colour("negative"))
-
-    def fill(tmp: Path) -> None:
-        (tmp / "data").mkdir()
-        for name in TABLES:
-            shutil.copy(run / STUDY / f"{name}.csv", tmp / "data" / f"{name}.csv")
-        (tmp / "figures").mkdir()
-        (tmp / "figures" / "professions.png").write_bytes(png)
-        (tmp / "index.html").write_text(html, encoding="utf-8")
-
-    def ours(path: Path) -> bool:
-        return (path / "index.html").is_file() or not any(path.iterdir())
-
-    replace_folder(target, fill, ours, "stereoprobe report")
-    return target / "index.html"
+    html = fill_shell("Who does the model write about?", meta_line(meta, meta.get("method")),
+                      key_findings(t), model_note(meta), "\n".join(body), NOTE, settings)
+    return write_report(target, html, run / STUDY, TABLES, {"professions": png})

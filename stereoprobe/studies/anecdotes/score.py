@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.errors import DataError
 from stereoprobe.generation.gender import LABELS
 
 MARK = "stereoprobe_anecdotes_scores"
@@ -66,26 +65,16 @@ def summary_table(frame: Any, professions: Any, level: float, n_boot: int, seed:
     import numpy as np
     import pandas as pd
 
-    from stereoprobe.generation.stats import cluster_share, nmi_test, spearman
+    from stereoprobe.generation.stats import nmi_rows, nmi_test, share_row, spearman
 
     ok = frame[frame.status == "ok"]
     gendered = ok[ok.label.isin(["male", "female"])]
-    rows = []
     known = gendered[gendered.dominated_by.isin(["women", "men"])]
-    follows = ((known.label == "female") == (known.dominated_by == "women")).to_numpy(dtype=float)
-    est, low, high = cluster_share(follows, known.group.to_numpy(), n_boot, seed, level)
-    rows.append({"statistic": "follows_majority", "value": est, "low": low, "high": high, "n": len(known),
-                 "groups": known.group.nunique(), "p": np.nan, "null_mean": np.nan})
-    for label in ("neutral", "mixed"):
-        est, low, high = cluster_share((ok.label == label).to_numpy(dtype=float), ok.group.to_numpy(), n_boot, seed,
-                                       level)
-        rows.append({"statistic": f"{label}_share", "value": est, "low": low, "high": high, "n": len(ok),
-                     "groups": ok.group.nunique(), "p": np.nan, "null_mean": np.nan})
-    test = nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), n_boot=n_boot, seed=seed, level=level)
-    rows.append({"statistic": "nmi", "value": test.nmi, "low": test.low, "high": test.high, "n": test.texts,
-                 "groups": test.groups, "p": test.p, "null_mean": test.null_mean})
-    rows.append({"statistic": "nmi_corrected", "value": test.corrected, "low": test.low, "high": test.high,
-                 "n": test.texts, "groups": test.groups, "p": test.p, "null_mean": test.null_mean})
+    follows = (known.label == "female") == (known.dominated_by == "women")
+    rows = [share_row("follows_majority", follows, known, n_boot, seed, level)]
+    rows += [share_row(f"{label}_share", ok.label == label, ok, n_boot, seed, level) for label in ("neutral", "mixed")]
+    rows += nmi_rows(nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), n_boot=n_boot, seed=seed,
+                              level=level))
     rho = spearman(professions.bls_female_share, professions.female_of_gendered, level)
     rows.append({"statistic": "spearman_bls", "value": rho.r, "low": rho.low, "high": rho.high, "n": rho.n,
                  "groups": rho.n, "p": rho.p, "null_mean": np.nan})
@@ -93,36 +82,21 @@ def summary_table(frame: Any, professions: Any, level: float, n_boot: int, seed:
 
 
 def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> AnecdoteScores:
-    from stereoprobe import __version__
-    from stereoprobe.generation.frame import text_frame
-    from stereoprobe.generation.records import GenRecord
-    from stereoprobe.stats.analysis import check_options
-    from stereoprobe.store import now_iso
-    from stereoprobe.studies.base import read_run
+    from stereoprobe.generation.frame import read_texts, run_meta
 
-    check_options(level, n_boot, seed)
-    manifest, records = read_run(run_dir, STUDY, GenRecord)
-    if not records:
-        raise DataError(f"{run_dir}: no texts to score; run `stereoprobe collect --study anecdotes --out {run_dir}`.")
-    frame = text_frame(records)
+    manifest, frame = read_texts(run_dir, STUDY, "texts", level, n_boot, seed)
     professions = professions_table(frame, level)
     result = AnecdoteScores(frame, professions, summary_table(frame, professions, level, n_boot, seed))
-    options = manifest.settings.options
-    result.meta = {
-        "run": str(Path(run_dir).resolve()), "model": manifest.model, "mode": manifest.mode,
-        "method": options.get("method"), "embedded": manifest.settings.backend == "local",
-        "temperature": manifest.settings.temperature, "samples": manifest.settings.samples,
-        "classifier": manifest.parser_version, "names_table": options.get("names_table"),
-        "template": (manifest.catalog.templates if manifest.catalog else {}),
-        "catalog": manifest.catalog.path if manifest.catalog else None,
-        "statistics": {"level": level, "bootstrap": n_boot, "seed": seed,
-                       "profession_shares": "Jeffreys interval over the profession's samples",
-                       "run_shares": "t-based cluster bootstrap over professions",
-                       "nmi": "over male and female texts; null: 999 permutations of the labels; interval: "
-                              "bias-corrected parametric bootstrap (stereoprobe.generation.stats.nmi_test)",
-                       "spearman": "Fisher z, Bonett-Wright standard error"},
-        "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso(),
-    }
+    result.meta = run_meta(
+        run_dir, manifest, classifier=manifest.parser_version, names_table=manifest.settings.options.get("names_table"),
+        template=(manifest.catalog.templates if manifest.catalog else {}),
+        catalog=manifest.catalog.path if manifest.catalog else None,
+        statistics={"level": level, "bootstrap": n_boot, "seed": seed,
+                    "profession_shares": "Jeffreys interval over the profession's samples",
+                    "run_shares": "t-based cluster bootstrap over professions",
+                    "nmi": "over male and female texts; null: 999 permutations of the labels; interval: "
+                           "bias-corrected parametric bootstrap (stereoprobe.generation.stats.nmi_test)",
+                    "spearman": "Fisher z, Bonett-Wright standard error"})
     return result
 
 

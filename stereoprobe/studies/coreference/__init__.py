@@ -30,7 +30,8 @@ again). The pure API::
     answers.answer_from_reply(probe_id, raw, a, b) / answer_from_logprobs(probe_id, la, lb) -> CorefAnswer
     frame.answer_frame(probes, answers) -> DataFrame                     # one row per answered probe
     frame.triple_table(frame, pronouns=("he", "she", "they")) -> DataFrame
-    inference.make_plan(clusters, n_boot=1000, seed=0, level=0.95) -> Plan   # bootstrap over profession pairs
+    inference.plan_for(frame, n_boot=1000, seed=0, level=0.95) -> Plan   # jobs of each side resampled (crossed)
+    inference.make_plan(clusters, n_boot=1000, seed=0, level=0.95, members=None) -> Plan
     tables.table3(frame, plan, order=None) -> DataFrame                  # 000's Table 3 with intervals
     tables.inconsistent_professions(frame, top=None) -> DataFrame
     tables.winobias(frame, plan, pronouns=("he", "she")) -> DataFrame    # pro vs anti accuracy, gap, p, q

@@ -80,7 +80,7 @@ def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 202
 
     from stereoprobe.comparing import comparison_meta, run_names, run_paths
     from stereoprobe.stats.analysis import check_options
-    from stereoprobe.studies.coreference.inference import make_plan
+    from stereoprobe.studies.coreference.inference import ESTIMAND, plan_for
     from stereoprobe.studies.coreference.paired import align, changed, paired_differences
     from stereoprobe.studies.coreference.templates import load_templates
 
@@ -96,7 +96,7 @@ def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 202
             if fa["cluster"].nunique() < 2:
                 raise DataError(f"{a} and {b} share answers to fewer than two pairs of professions; collect the same "
                                 "pairs in both.")
-            plan = make_plan(fa["cluster"], n_boot, seed=seed, level=level)
+            plan = plan_for(fa, n_boot, seed=seed, level=level)
             present = [t for t in order if t in set(fa.template)]
             diffs.append(paired_differences(fa, fb, plan, present).assign(run_a=a, run_b=b, debias=label))
             changes.append(changed(fa, fb, plan).assign(run_a=a, run_b=b, debias=label))
@@ -106,10 +106,11 @@ def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 202
     change = pd.concat(changes, ignore_index=True)
     change = change[front + [c for c in change.columns if c not in front]]
     meta = comparison_meta(MARK, [m for _, m in loaded],
-                           {"level": level, "bootstrap": n_boot, "seed": seed, "unit": "unordered pair of professions",
+                           {"level": level, "bootstrap": n_boot, "seed": seed, "estimand": ESTIMAND,
+                            "unit": "job (each side resampled independently)",
                             "pairing": "by prompt (template, profession A, profession B, pronoun)",
-                            "interval": "t interval from the paired cluster bootstrap", "multiple_testing":
-                            "Benjamini-Hochberg over each pair of runs' rows (per prefix)"})
+                            "interval": "t interval at the two-way cluster-robust variance, paired",
+                            "multiple_testing": "Benjamini-Hochberg over each pair of runs' rows (per prefix)"})
     return CorefComparison(differences, change, meta)
 
 

@@ -37,7 +37,8 @@ each triple (one template and ordered pair; its ``truth`` is the same for all th
 pronouns) are permuted among its pronouns, keeping the design, and the ratio recomputed.
 ``p`` = (1 + #null ratios <= observed) / (1 + #permutations), one-sided (small ratios
 are disparities), and ``null_p05`` is the null's 5th percentile: a ratio below it is
-unusual at 5% whatever 0.8 says.
+unusual at 5% whatever 0.8 says. The four rates are four tests: ``p_holm`` adjusts their
+p-values by Holm's step-down, and the page calls a ratio lower than chance on it.
 
 >>> round(four_fifths_of_rates([0.80, 1.0]), 3), round(four_fifths_of_rates([0.28, 0.59]), 3)
 (0.8, 0.475)
@@ -205,7 +206,22 @@ def _four_fifths_of(frame: Any, pronouns: Sequence[str], n_perm: int, seed: int)
             "p": float((1 + np.sum(valid <= ratio + 1e-12)) / (1 + len(valid))) if ratio == ratio else np.nan,
             "permutations": int(len(valid)),
         })
-    return pd.DataFrame(rows)
+    return holm(pd.DataFrame(rows))
+
+
+def holm(table: Any) -> Any:
+    """Add ``p_holm``: the four rates' permutation p-values adjusted by Holm's step-down
+    (they are four tests of one prefix; unadjusted, at least one of four was below 0.05 in
+    12% of null runs). NaN p-values are left out of the family."""
+    import numpy as np
+    from statsmodels.stats.multitest import multipletests
+
+    p = table["p"].to_numpy(dtype=np.float64)
+    ok = ~np.isnan(p)
+    adjusted = np.full(len(p), np.nan)
+    if ok.any():
+        adjusted[ok] = multipletests(p[ok], method="holm")[1]
+    return table.assign(p_holm=adjusted)
 
 
 def pronoun_differences(frame: Any, plan: Plan, pronouns: Sequence[str] = PRONOUNS) -> Any:

@@ -1,19 +1,30 @@
-"""Intervals and paired tests for coreference rates, on stereoprobe.stats' cluster bootstrap.
+"""Intervals and paired tests for coreference rates, on a crossed resampling of the professions.
 
-The resampled unit is the unordered pair of professions (``CorefProbe.cluster``): all of
-a pair's prompts (both roles, every template, the three pronouns) move together, so a
-triple is never split and the rates of different pronouns, templates or prompt kinds
-are paired. The estimand is the rate over *these* professions and templates: the
-interval says how much it would move if the model answered the same prompts again, not
-what other professions would give (the professions are crossed with each other, so a
-bootstrap that treated them as sampled would need a crossed scheme).
+**The estimand: jobs like these, with these scenes.** The default design crosses 20
+women- with 20 men-dominated jobs: a job sits in 20 pairs, and pairs that share a job are
+correlated. The intervals say what the rates would be on other jobs like these, asked the
+same scenes and pronouns: the women- and men-dominated jobs are resampled independently,
+each pair keeping the product of its two jobs' multiplicities, and the variance is the
+two-way cluster-robust one (:mod:`stereoprobe.stats.crossed`: each side's one-way
+variance, minus the pairs' own, never below the pairs' own), with degrees of freedom
+from the jobs of the smaller side (the pairs', where the floor is used). Random pairs
+(``--pairs N``, professions of unknown gender) are one pool of professions, the dyadic
+case of the same formula. Resampling
+pairs as independent clusters, as earlier versions did, covered 55% at 0.38x the needed
+width when jobs differ (docs/statistics.md).
 
-A rate is ``100 * sum(num) / sum(den)`` over rows (answers or triples); its interval is
-:func:`stereoprobe.stats.share_interval` (Korn-Graubard's effective size, Jeffreys
-interval: it keeps coverage near 0% and 100%) with the clusters that contribute to it; a difference of two rates of one
-plan gets :func:`stereoprobe.stats.t_interval` and :func:`stereoprobe.stats.t_pvalue`.
-Replicates come from per-cluster sums, so a 10,000-answer run costs a (B x pairs) matrix
-product, never a (B x answers) one.
+All of a pair's prompts (both roles, every template, the three pronouns) move together,
+so a triple is never split and the rates of different pronouns, templates or prompt kinds
+are paired. A rate is ``100 * sum(num) / sum(den)`` over rows (answers or triples); its
+interval is :func:`stereoprobe.stats.share_interval` (Korn-Graubard's effective size,
+Jeffreys interval) at that variance, with the design effect never below the table's
+pooled one (a rate of 0 of n, or a cell whose variance happens to be small, is not taken
+as more precise than the table's cells are); a contrast of rates of one plan (a
+difference, a difference of differences) gets :func:`stereoprobe.stats.t_interval` and
+:func:`stereoprobe.stats.t_pvalue` at its two-way standard error. A standard error that
+is 0 within a tolerance (identical answers) is replaced by the binomial one of the rates
+involved, never a point interval or p = 0. Replicates come from per-cluster sums, so a
+10,000-answer run costs (blocks x B x pairs) matrix products, never (B x answers) ones.
 """
 
 from __future__ import annotations
@@ -23,15 +34,23 @@ from typing import Any, Sequence
 
 DEFAULT_BOOT = 1000
 RATE_COLUMNS = ["n", "k", "pct", "low", "high"]
+ESTIMAND = ("jobs like these, with these scenes: the women- and men-dominated jobs resampled independently "
+            "(two-way cluster-robust variance, degrees of freedom from the jobs of the smaller side)")
+TOLERANCE = 1e-9  # points: a standard error below it (times max(1, |difference|)) is round-off, i.e. 0
 
 
 @dataclass(frozen=True)
 class Plan:
-    """One bootstrap plan over the profession pairs of a run: all rates share it (paired)."""
+    """One crossed resampling plan over the profession pairs of a run: all rates share it (paired)."""
 
-    clusters: Any  # pandas Index of cluster labels
-    weights: Any  # (B, clusters) multiplicities
+    clusters: Any  # pandas Index of cluster labels (unordered pairs)
+    crossed: Any  # stereoprobe.stats.crossed.CrossedPlan over those clusters
     level: float
+
+    @property
+    def weights(self) -> Any:
+        """(blocks * B, clusters) multiplicities."""
+        return self.crossed.weights
 
     def codes(self, labels: Any) -> Any:
         """Cluster index of each label (every label must be a cluster of the plan)."""
@@ -43,16 +62,35 @@ class Plan:
         return codes
 
 
-def make_plan(clusters: Sequence[str], n_boot: int = DEFAULT_BOOT, seed: int = 0, level: float = 0.95) -> Plan:
-    """A plan resampling the distinct ``clusters`` (with replacement, as many as there are)."""
+def make_plan(clusters: Sequence[str], n_boot: int = DEFAULT_BOOT, seed: int = 0, level: float = 0.95,
+              members: Any = None) -> Plan:
+    """A crossed plan over the distinct ``clusters``.
+
+    ``members``: a frame with ``cluster, profession_a, profession_b, gender_a, gender_b``
+    (an answer frame): each pair's two jobs and their sides. None: the jobs are read from
+    the cluster label ("a / b") and form one pool.
+    """
     import numpy as np
     import pandas as pd
 
-    from stereoprobe.stats import cluster_weights
+    from stereoprobe.stats.crossed import crossed_plan
 
     index = pd.Index(pd.unique(np.asarray(clusters, dtype=object)))
-    weights = cluster_weights([np.arange(len(index))], n_boot, seed=seed)
-    return Plan(index, weights, level)
+    if members is None:
+        parts = [str(c).split(" / ", 1) for c in index]
+        first, second = [p[0] for p in parts], [p[-1] for p in parts]
+        plan = crossed_plan(first, second, n_boot, seed)
+    else:
+        rows = members.drop_duplicates("cluster").set_index("cluster").loc[index]
+        side = lambda g: [x if x in ("women", "men") else "any" for x in g]  # noqa: E731
+        plan = crossed_plan(list(rows["profession_a"]), list(rows["profession_b"]), n_boot, seed,
+                            side(rows["gender_a"]), side(rows["gender_b"]))
+    return Plan(index, plan, level)
+
+
+def plan_for(frame: Any, n_boot: int = DEFAULT_BOOT, seed: int = 0, level: float = 0.95) -> Plan:
+    """The plan of an answer frame's pairs, each job on its side (women- or men-dominated)."""
+    return make_plan(frame["cluster"], n_boot, seed, level, members=frame)
 
 
 def _sums(plan: Plan, clusters: Any, values: Any, keys: Any, n_keys: int) -> Any:
@@ -88,7 +126,8 @@ def rate_table(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, names: 
     """Per key (``keys`` holds indices into ``names``): n, k, pct and its interval.
 
     ``n`` is the denominator's total (answers or triples), ``k`` the numerator's;
-    ``total``: the name of an added last row over all keys.
+    ``total``: the name of an added last row over all keys. The design effect of every
+    cell is at least the pooled one of the keys (:func:`pooled_deff`).
     """
     import numpy as np
     import pandas as pd
@@ -97,12 +136,31 @@ def rate_table(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, names: 
 
     est, reps, mnum, mden = replicates(plan, clusters, num, den, keys, len(names), total is not None)
     g = (mden > 0).sum(0)
-    low, high = share_interval(est, reps, g, mden.sum(0), level=plan.level, method="jeffreys")
+    var, df = plan.crossed.variance(reps, mden > 0)
+    n = mden.sum(0)
+    deff = pooled_deff(est[: len(names)], var[: len(names)], n[: len(names)])
+    low, high = share_interval(est, None, g, n, level=plan.level, variance=var, df=df, deff_floor=deff,
+                               method="jeffreys")
     index = list(names) + ([total] if total is not None else [])
-    out = pd.DataFrame({"n": mden.sum(0), "k": mnum.sum(0), "pct": est, "low": low, "high": high},
-                       index=pd.Index(index))
+    out = pd.DataFrame({"n": n, "k": mnum.sum(0), "pct": est, "low": low, "high": high}, index=pd.Index(index))
     out[["n", "k"]] = out[["n", "k"]].round().astype(np.int64)
     return out
+
+
+def pooled_deff(pct: Any, var: Any, n: Any) -> float:
+    """The cells' pooled design effect: the median of ``deff_k = var_k / (p_k (100 - p_k) / n_k)``
+    over the cells whose variance says something (0 < pct < 100, var > 0); at least 1, and 1
+    when no cell has a variance (the median: a mean of noisy design effects, used as every
+    cell's floor, widened the per-scene intervals to cover 0.98). A cell at 0 of n has no variance of its
+    own; before, it was taken as n independent answers (0 to 0.44% at 0 of 840)."""
+    import numpy as np
+
+    pct, var, n = (np.asarray(a, dtype=np.float64) for a in (pct, var, n))
+    ok = (pct > 0) & (pct < 100) & (var > 0) & (n > 0)
+    if not ok.any():
+        return 1.0
+    deff = var[ok] / (pct[ok] * (100 - pct[ok]) / n[ok])
+    return float(max(1.0, np.median(deff)))
 
 
 def difference(plan: Plan, est: Any, reps: Any, i: int, j: int, contributing: Any) -> dict[str, float]:
@@ -119,8 +177,10 @@ def difference(plan: Plan, est: Any, reps: Any, i: int, j: int, contributing: An
 
 def contrast(plan: Plan, est: Any, reps: Any, weights: Any, contributing: Any) -> dict[str, float]:
     """A paired contrast of rates, sum_k weights_k * rate_k (points: a difference, or a
-    difference of differences), with its t interval and p-value; the clusters counted are
-    those with answers in every rate the contrast uses.
+    difference of differences), with its t interval and p-value at the two-way standard
+    error; degrees of freedom from the jobs with answers in every rate the contrast uses.
+    A standard error of 0 (within :data:`TOLERANCE`) is replaced by the binomial one of the
+    rates, ``100 sqrt(sum w_k^2 p_k (1 - p_k) / n_k)`` with ``p_k = (k + 1/2) / (n + 1)``.
     """
     import numpy as np
 
@@ -128,14 +188,22 @@ def contrast(plan: Plan, est: Any, reps: Any, weights: Any, contributing: Any) -
 
     weights = np.asarray(weights, dtype=np.float64)
     used = weights != 0
-    g = int((contributing[:, used] > 0).all(axis=1).sum())
+    both = (contributing[:, used] > 0).all(axis=1)
+    g = int(both.sum())
     with np.errstate(invalid="ignore"):
         d = float(np.dot(np.where(used, est, 0.0), weights)) if not np.isnan(est[used]).any() else np.nan
         rd = np.where(used, reps, 0.0) @ weights
         rd[np.isnan(reps[:, used]).any(axis=1)] = np.nan
-    ok = ~np.isnan(rd)
-    if np.isnan(d) or g < 2 or ok.sum() < 2:
+    if np.isnan(d) or g < 2 or (~np.isnan(rd)).sum() < 4:
         return {"difference": d, "low": np.nan, "high": np.nan, "p": np.nan}
+    var, df = plan.crossed.variance(rd[:, None], both[:, None])
+    se, df = float(np.sqrt(var[0])), float(df[0])
+    if np.isnan(df):
+        return {"difference": d, "low": np.nan, "high": np.nan, "p": np.nan}
+    if not se > TOLERANCE * max(1.0, abs(d)):
+        n = contributing[:, used].sum(axis=0)
+        p = (np.clip(est[used], 0, 100) / 100 * n + 0.5) / (n + 1)
+        se = float(100 * np.sqrt(np.sum(weights[used] ** 2 * p * (1 - p) / n)))
     bound = 100.0 * np.abs(weights).sum() / 2 if np.abs(weights).sum() > 2 else 100.0
-    low, high = t_interval(d, rd[ok], g, level=plan.level, bounds=(-bound, bound))
-    return {"difference": d, "low": float(low), "high": float(high), "p": float(t_pvalue(d, rd[ok], g))}
+    low, high = t_interval(d, None, g, level=plan.level, bounds=(-bound, bound), se=se, df=df)
+    return {"difference": d, "low": float(low), "high": float(high), "p": float(t_pvalue(d, None, g, se=se, df=df))}

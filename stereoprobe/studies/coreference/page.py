@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.shell import esc, fill_shell, meta_line
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.coreference.score import TABLES
@@ -30,8 +30,9 @@ NOTE = (
     "(unclear answers and refusals included). <em>Inconsistent</em>: the share of triples whose three answers are "
     "not all the same, so the pronoun alone changed the answer; <em>binary</em>: he and she only. A prompt is "
     "<em>pro-stereotypical</em> when the pronoun fits the job that most often has that gender in the US labour "
-    "statistics and that job is the right answer. Intervals are 95% bootstrap intervals over the pairs of jobs: "
-    "how much a number would move if the model answered these prompts again, not what other jobs would give.</p>"
+    "statistics and that job is the right answer. Intervals are 95% intervals for jobs like these, with these "
+    "scenes: what the numbers would be had other women- and men-dominated jobs like these been paired (the jobs "
+    "of each side resampled independently, every pair among them kept), not what other scenes would give.</p>"
     "<p><strong>Separation and sufficiency</strong> (Sterlie et al.): a “positive” is the less stereotypical "
     "setting, the women-dominated job being the right answer (their nurse). FNR: the women-dominated job was right "
     "and the model named the other; FPR: the men-dominated job was right and the model named the women-dominated "
@@ -39,7 +40,7 @@ NOTE = (
     "four-fifths rule compares he and she, the lower rate with the higher (0.8 or more: acceptable), since Sterlie "
     "et al. treat gender as binary; they is set against each of them apart and decides nothing. As a ratio of noisy "
     "rates is below 1 by chance alone, each ratio is also set against what shuffling the two pronouns' answers "
-    "within each triple gives.</p>"
+    "within each triple gives, its p adjusted (Holm) for the four rates tested.</p>"
     "<p><strong>Book owner</strong> (“Who owns the book?”) is the one scene whose pronoun refers to the other "
     "job (the borrower), not the right answer: it is labelled pro- or anti-stereotypical by whom the pronoun refers "
     "to, as WinoBias labels, counts in the wrong and inconsistent answers, and is left out of the stereotype gaps "
@@ -169,12 +170,12 @@ def four_fifths_finding(ff: Any) -> str:
     rows = ff.to_dict("records")
     verdict = [r for r in rows if str(r.get("comparison", "he vs she")) == "he vs she"]
     fails = [r for r in verdict if str(r["passes"]) == "False"]
-    unusual = [r for r in verdict if number(r.get("p")) != "–" and float(r["p"]) < 0.05]
+    unusual = [r for r in verdict if number(_holm(r)) != "–" and float(_holm(r)) < 0.05]
     names = lambda rows: ", ".join(f"{r['rate'].upper()} ({number(r['ratio'], '{:.2f}')})" for r in rows)  # noqa: E731
     text = (f"Separation and sufficiency ({STERLIE.split(' (')[0]}), he against she as 001 compares them: "
             f"{len(fails)} of the 4 error rates fail the four-fifths rule{': ' + names(fails) if fails else ''}; "
             f"{len(unusual)} {'is' if len(unusual) == 1 else 'are'} lower than shuffling the answers between he and "
-            f"she gives (p < 0.05){': ' + names(unusual) if unusual else ''}.")
+            f"she gives (p < 0.05, Holm-adjusted over the four rates){': ' + names(unusual) if unusual else ''}.")
     they = [r for r in rows if str(r.get("comparison", "")).startswith("they") and str(r["passes"]) == "False"]
     if they:
         text += (" They, reported apart (001 treats gender as binary), is below four fifths of "
@@ -265,13 +266,14 @@ def _sections(t: dict[str, Any], d: int) -> list[str]:
     ff = _sel(t["four_fifths"], d)
     if len(ff):
         ff = ff.assign(rate=ff.rate.str.upper(), verdict=[
-            ("below chance's 5th percentile" if number(r.p) != "–" and r.p < 0.05 else "within what chance gives")
-            for r in ff.itertuples()], passes=[("yes" if str(p) == "True" else "no" if str(p) == "False" else "–")
+            ("lower than chance (Holm)" if number(_holm(r._asdict())) != "–" and _holm(r._asdict()) < 0.05
+             else "within what chance gives") for r in ff.itertuples()], passes=[("yes" if str(p) == "True" else "no" if str(p) == "False" else "–")
                                                for p in ff.passes])
         body.append(_table(ff, [("comparison", "pronouns", ""), ("rate", "rate", ""), ("lowest", "lower", ""),
                                 ("highest", "higher", ""),
                                 ("ratio", "lowest / highest", "ratio"), ("passes", "≥ 0.8?", ""),
                                 ("null_p05", "chance's 5th percentile", "ratio"), ("p", "p", "p"),
+                                *([("p_holm", "p, Holm over the 4 rates", "p")] if "p_holm" in ff else []),
                                 ("verdict", "against chance", "")],
                         "The four-fifths rule: he vs she decides (001 treats gender as binary); they is reported "
                         "against each, deciding nothing. Each ratio against its permutation null"))
@@ -302,11 +304,8 @@ def _professions(t: dict[str, Any], d: int) -> list[str]:
 def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     """Write ``report/`` (index.html, triples.html, figures/, data/) under ``out`` (default the
     run) and return index.html."""
-    import shutil
-
     from stereoprobe.page.figures import to_png
-    from stereoprobe.page.palette import colour
-    from stereoprobe.store import replace_folder
+    from stereoprobe.page.folder import write_report
     from stereoprobe.studies.coreference import figures
     from stereoprobe.studies.coreference.triples import triples_page
 
@@ -351,26 +350,14 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
                 ("prefixes", ", ".join(prefix_label(p) for p in meta.get("prefixes", []))),
                 ("parser version", str(meta.get("parser_version"))), ("statistics", json.dumps(meta.get("statistics"))),
                 ("run", str(meta.get("run")))]
-    html = PAGE.substitute(
-        title=esc("Does the pronoun change the answer?"), nav="",
-        meta=(f"{esc(meta.get('model'))} · {esc(', '.join(meta.get('method', [])))} mode · "
-              f"{int(meta['counts']['probes_answered']):,} prompts answered · scored {esc(meta.get('created_at'))}"),
-        findings="".join(f"<li>{esc(f)}</li>" for f in key_findings(t, d)), model=esc(model_note(meta)),
-        body="\n".join(body), note=NOTE, settings=settings_html(settings), css=CSS,
-        pos=colour("positive"), neg=colour("negative"))
-    triples = triples_page(t)
+    html = fill_shell("Does the pronoun change the answer?",
+                      meta_line(meta, f"{', '.join(meta.get('method', []))} mode",
+                                f"{int(meta['counts']['probes_answered']):,} prompts answered"),
+                      key_findings(t, d), model_note(meta), "\n".join(body), NOTE, settings)
+    return write_report(Path(out or run) / "report", html, run / "coreference", TABLES, {"overview": png},
+                        {"triples.html": triples_page(t)})
 
-    def fill(tmp: Path) -> None:
-        (tmp / "data").mkdir()
-        for name in TABLES:
-            shutil.copy(run / "coreference" / f"{name}.csv", tmp / "data" / f"{name}.csv")
-        (tmp / "figures").mkdir()
-        (tmp / "figures" / "overview.png").write_bytes(png)
-        (tmp / "index.html").write_text(html, encoding="utf-8")
-        (tmp / "triples.html").write_text(triples, encoding="utf-8")
 
-    def ours(path: Path) -> bool:
-        return (path / "index.html").is_file() or not any(path.iterdir())
-
-    replace_folder(Path(out or run) / "report", fill, ours, "stereoprobe report")
-    return Path(out or run) / "report" / "index.html"
+def _holm(row: dict) -> Any:
+    """A four-fifths row's Holm-adjusted p (``p`` for scores written before it existed)."""
+    return row.get("p_holm", row.get("p"))

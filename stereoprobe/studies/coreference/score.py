@@ -149,7 +149,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
     from stereoprobe.stats.analysis import check_options
     from stereoprobe.store import now_iso
     from stereoprobe.studies.coreference.frame import answer_frame
-    from stereoprobe.studies.coreference.inference import make_plan
+    from stereoprobe.studies.coreference.inference import ESTIMAND, plan_for
     from stereoprobe.studies.coreference.templates import load_templates
 
     check_options(level, n_boot, seed)
@@ -162,7 +162,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
     if not answers:
         raise DataError(f"{run_dir}: no answers to score; run `stereoprobe collect --study coreference --out {run_dir}`.")
     frame = answer_frame(probes, answers)
-    plan = make_plan(frame["cluster"], n_boot, seed=seed, level=level)
+    plan = plan_for(frame, n_boot, seed=seed, level=level)
     known = list(manifest.catalog.templates) if manifest.catalog else [t.name for t in load_templates()]
     order = [t for t in known if t in set(frame["template"])]
     parts = _per_prefix(frame, plan, order, seed)
@@ -181,10 +181,13 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
         "counts": {"records": len(records), "probes_answered": len(frame),
                    "probes_failed": len({r.probe_id for r in records}) - len(frame),
                    "refused": int(frame["refused"].sum()), "unknown": int((frame["answer"] == "U").sum())},
-        "statistics": {"level": level, "bootstrap": n_boot, "seed": seed, "unit": "unordered pair of professions",
-                       "interval": "Korn-Graubard effective size with the Jeffreys interval, on the cluster bootstrap "
-                                   "(stereoprobe.stats)",
-                       "difference": "t interval and p from the same replicates, paired",
+        "statistics": {"level": level, "bootstrap": n_boot, "seed": seed, "estimand": ESTIMAND,
+                       "unit": "job (each side resampled independently); a pair keeps its two jobs' multiplicities",
+                       "interval": "Korn-Graubard effective size with the Jeffreys interval at the two-way "
+                                   "cluster-robust variance (stereoprobe.stats.crossed), design effect at least the "
+                                   "table's pooled one",
+                       "difference": "t interval and p at the two-way variance of the same replicates, paired",
+                       "four_fifths_multiplicity": "Holm over the four rates of a prefix (p_holm)",
                        "multiple_testing": "Benjamini-Hochberg within pronouns.csv (per prefix), winobias.csv "
                                            "(per prefix), prefixes.csv (whole file)",
                        "four_fifths_null": f"answers permuted among the pronouns within each triple, {PERMUTATIONS} "

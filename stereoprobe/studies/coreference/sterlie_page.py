@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.shell import esc, fill_shell, meta_line
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.coreference.page import STERLIE, _pct, _table, four_fifths_finding
 from stereoprobe.studies.coreference.sterlie_score import TABLES
@@ -185,10 +185,7 @@ def _by_rate(sep: Any) -> Any:
 
 def build_page(run_dir: str | Path, t: dict[str, Any], out: str | Path | None = None) -> Path:
     """Write ``report/index.html`` and ``report/data/`` for a sterlie run; ``t``: its scores."""
-    import shutil
-
-    from stereoprobe.page.palette import colour
-    from stereoprobe.store import replace_folder
+    from stereoprobe.page.folder import write_report
 
     run, meta = Path(run_dir), t["meta"]
     body = ['<p class="small">Data behind this page: ' + ", ".join(
@@ -198,23 +195,10 @@ def build_page(run_dir: str | Path, t: dict[str, Any], out: str | Path | None = 
                 ("samples", f"{meta.get('samples')} ({meta.get('samples_rule')})"),
                 ("prompts", str(meta.get("catalog"))), ("statistics", json.dumps(meta.get("statistics"))),
                 ("run", str(meta.get("run")))]
-    html = PAGE.substitute(
-        title=esc("Does the pronoun change the answer? Sterlie et al.'s prompts"), nav="",
-        meta=(f"{esc(meta.get('model'))} · {esc(', '.join(meta.get('method', [])))} mode · "
-              f"{int(meta['counts']['answers']):,} answers · scored {esc(meta.get('created_at'))}"),
-        findings="".join(f"<li>{esc(f)}</li>" for f in key_findings(t)), model=esc(model_note(meta)),
-        body="\n".join(body), note=(NOTE_MC if meta.get("experiment") == "multiple choice" else NOTE) + SHARED
-        + f"<p class=\"small\">{esc(STERLIE)}.</p>", settings=settings_html(settings),
-        css=CSS, pos=colour("positive"), neg=colour("negative"))
-
-    def fill(tmp: Path) -> None:
-        (tmp / "data").mkdir()
-        for name in TABLES:
-            shutil.copy(run / "coreference" / f"{name}.csv", tmp / "data" / f"{name}.csv")
-        (tmp / "index.html").write_text(html, encoding="utf-8")
-
-    def ours(path: Path) -> bool:
-        return (path / "index.html").is_file() or not any(path.iterdir())
-
-    replace_folder(Path(out or run) / "report", fill, ours, "stereoprobe report")
-    return Path(out or run) / "report" / "index.html"
+    note = ((NOTE_MC if meta.get("experiment") == "multiple choice" else NOTE) + SHARED
+            + f"<p class=\"small\">{esc(STERLIE)}.</p>")
+    html = fill_shell("Does the pronoun change the answer? Sterlie et al.'s prompts",
+                      meta_line(meta, f"{', '.join(meta.get('method', []))} mode",
+                                f"{int(meta['counts']['answers']):,} answers"),
+                      key_findings(t), model_note(meta), "\n".join(body), note, settings)
+    return write_report(Path(out or run) / "report", html, run / "coreference", TABLES)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.shell import esc, fill_shell
 
 PRONOUNS = ("he", "she", "they")
 
@@ -50,7 +50,6 @@ def _finding(prefix: str, counts: list[tuple[int, int, str]]) -> str:
 
 def triples_page(t: dict[str, Any]) -> str:
     """The HTML of triples.html from score's tables (``page._read``)."""
-    from stereoprobe.page.palette import colour
     from stereoprobe.studies.coreference.page import _anchor, prefix_label
 
     meta, answers, triples, t3 = t["meta"], t["answers"], t["triples"], t["table3"]
@@ -81,13 +80,10 @@ def triples_page(t: dict[str, Any]) -> str:
                             f"<summary>{esc(template)}: {len(rows)} inconsistent triple{'s' if len(rows) != 1 else ''}"
                             f" of {n}</summary>{table}</details>")
         findings.append(_finding(prefix_label(d), counts))
-    return PAGE.substitute(
-        title=esc("The inconsistent triples"), nav='<a href="index.html">← back to the report</a>',
-        meta=esc(f"{meta.get('model')} · {', '.join(meta.get('method', []))} mode"),
-        findings="".join(f"<li>{esc(f)}</li>" for f in findings),
-        model=esc(f"{meta.get('model')}, {', '.join(meta.get('method', []))} mode. A triple is one scene and one "
-                  "ordered pair of professions asked with he, she and they; it is inconsistent when the three answers "
-                  "are not all the same. ✓: the right answer; ✗: another."),
-        body="\n".join(sections), note="<p>The same answers are in data/answers.csv and data/triples.csv.</p>",
-        settings=settings_html([("run", str(meta.get("run")))]), css=CSS, pos=colour("positive"),
-        neg=colour("negative"))
+    return fill_shell(
+        "The inconsistent triples", esc(f"{meta.get('model')} · {', '.join(meta.get('method', []))} mode"), findings,
+        f"{meta.get('model')}, {', '.join(meta.get('method', []))} mode. A triple is one scene and one ordered pair of "
+        "professions asked with he, she and they; it is inconsistent when the three answers are not all the same. "
+        "✓: the right answer; ✗: another.",
+        "\n".join(sections), "<p>The same answers are in data/answers.csv and data/triples.csv.</p>",
+        [("run", str(meta.get("run")))], nav='<a href="index.html">← back to the report</a>')

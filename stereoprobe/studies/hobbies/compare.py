@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.shell import esc, fill_shell
 from stereoprobe.page.numbers import number
 
 MARK = "stereoprobe_hobbies_comparison"
@@ -109,8 +109,6 @@ def compare_runs(runs: Sequence[Path], n_boot: int = 2000, seed: int = 2023, lev
 def _page(result: HobbiesComparison, png: bytes) -> str:
     import base64
 
-    from stereoprobe.page.palette import colour
-
     findings = []
     for r in result.runs:
         side = "“she”" if r.d >= 0 else "“he”"
@@ -136,12 +134,9 @@ def _page(result: HobbiesComparison, png: bytes) -> str:
             f"</figure>{table}")
     settings = [("runs", ", ".join(result.meta["runs"])), ("Word2Vec", json.dumps(result.meta["word2vec"])),
                 ("seed", str(result.meta["seed"])), ("bootstrap", str(result.meta["bootstrap"]))]
-    return PAGE.substitute(title=esc("How far apart are female- and male-name texts, model by model?"), nav="",
-                           meta=esc(f"{len(result.runs)} hobbies runs · one Word2Vec model"),
-                           findings="".join(f"<li>{esc(f)}</li>" for f in findings),
-                           model=esc("Scores from a Word2Vec model trained on these runs' texts only."),
-                           body=body, note=NOTE, settings=settings_html(settings), css=CSS,
-                           pos=colour("positive"), neg=colour("negative"))
+    return fill_shell("How far apart are female- and male-name texts, model by model?",
+                      esc(f"{len(result.runs)} hobbies runs · one Word2Vec model"), findings,
+                      "Scores from a Word2Vec model trained on these runs' texts only.", body, NOTE, settings)
 
 
 def write_comparison(result: HobbiesComparison, out: Path) -> Path:

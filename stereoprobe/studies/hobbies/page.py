@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.shell import CSS, esc, fill_shell, meta_line
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.hobbies.score import TABLES
@@ -198,10 +198,8 @@ def _body(t: dict[str, Any], uri: Any) -> str:
 def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     """Write ``report/`` (index.html, figures/, data/) under ``out`` (default the run) and return index.html."""
     import base64
-    import shutil
 
-    from stereoprobe.page.palette import colour
-    from stereoprobe.store import replace_folder
+    from stereoprobe.page.folder import write_report
 
     run = Path(run_dir)
     t = _read(run)
@@ -211,29 +209,11 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     def uri(name: str) -> str:
         return "data:image/png;base64," + base64.b64encode(pngs[name]).decode("ascii")
 
-    meta_line = (f"{esc(meta.get('model'))} · {meta['names']} names · temperature {esc(meta.get('temperature'))} · "
-                 f"scored {esc(meta.get('created_at'))}")
     settings = [("model", str(meta.get("model"))), ("names", str(meta.get("catalog"))),
                 ("labels", ", ".join(meta.get("labels", []))), ("statistics", json.dumps(meta.get("statistics"))),
                 ("run", str(meta.get("run")))]
-    html = PAGE.substitute(
-        title=esc("What hobbies does the model give a student with a female or a male name?"), nav="",
-        meta=meta_line, findings="".join(f"<li>{esc(f)}</li>" for f in key_findings(t)), model=esc(model_note(meta)),
-        body=_body(t, uri), note=NOTE, settings=settings_html(settings),
-        css=CSS + "mark{background:#fde7a9;padding:0 2px}ul.examples li{margin:.3em 0}",
-        pos=colour("positive"), neg=colour("negative"))
-
-    def fill(tmp: Path) -> None:
-        (tmp / "data").mkdir()
-        for name in TABLES:
-            shutil.copy(run / "hobbies" / f"{name}.csv", tmp / "data" / f"{name}.csv")
-        (tmp / "figures").mkdir()
-        for name, png in pngs.items():
-            (tmp / "figures" / f"{name}.png").write_bytes(png)
-        (tmp / "index.html").write_text(html, encoding="utf-8")
-
-    def ours(path: Path) -> bool:
-        return (path / "index.html").is_file() or not any(path.iterdir())
-
-    replace_folder(target := Path(out or run) / "report", fill, ours, "stereoprobe report")
-    return target / "index.html"
+    html = fill_shell("What hobbies does the model give a student with a female or a male name?",
+                      meta_line(meta, f"{meta['names']} names", f"temperature {meta.get('temperature')}"),
+                      key_findings(t), model_note(meta), _body(t, uri), NOTE, settings,
+                      css=CSS + "mark{background:#fde7a9;padding:0 2px}ul.examples li{margin:.3em 0}")
+    return write_report(Path(out or run) / "report", html, run / "hobbies", TABLES, pngs)

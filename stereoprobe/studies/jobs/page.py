@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.shell import esc, fill_shell, meta_line
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.jobs.records import SETTINGS
@@ -29,8 +29,8 @@ NOTE = (
     "gender words such as Male, Female, Non-binary, capitalised and not). P(female) is the share of the "
     "female expressions' probability among all three genders' (their eq. 1 and 2). The labour statistics are "
     "the 2021 shares of women in each job from the US Bureau of Labor Statistics, as the paper's Table 6 gives "
-    "them. Intervals are 95% bootstrap intervals over jobs: they say how much the result depends on which jobs "
-    "were picked, not how sure the model is.</p>"
+    "them. Intervals are 95% intervals for jobs like these, asked these prompts: they say what the numbers "
+    "would be for other jobs like the 20 women- and 20 men-dominated ones, not how sure the model is.</p>"
     "<p><strong>What they do not mean.</strong> A probability of “She” after a sentence is an association the "
     "model learned from text, not a claim it makes; P(diverse) mostly measures “They”, which can also mean an "
     "unknown person. The debiasing prefixes and the conversation before the prompt (“with dialogue”; our own "
@@ -152,11 +152,8 @@ def _paper_table(df: Any, caption: str) -> str:
 
 def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     """Write ``report/`` (index.html, figures/, data/) under ``out`` (default the run) and return index.html."""
-    import shutil
-
     from stereoprobe.page.figures import to_png
-    from stereoprobe.page.palette import colour
-    from stereoprobe.store import replace_folder
+    from stereoprobe.page.folder import write_report
     from stereoprobe.studies.jobs import figures
     from stereoprobe.studies.jobs.score import per_job
 
@@ -226,28 +223,10 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
         body.append(_table(s, [(c, c) for c in cols] + [("unknown_or_unclassified", "not placed, %")],
                            "Share of female names among the gendered names (%), per story prompt and overall "
                            "(Marin & Eger's Table 4); names the table cannot place are counted, never guessed"))
-    meta_line = (f"{esc(meta.get('model'))} · estimate: {esc(', '.join(meta.get('estimates', [])))} · "
-                 f"scored {esc(meta.get('created_at'))}")
     settings = [("model", str(meta.get("model"))), ("estimate", ", ".join(meta.get("estimates", []))),
                 ("catalog", str(meta.get("catalog"))), ("names table", str(meta.get("names_table"))),
                 ("statistics", json.dumps(meta.get("statistics"))), ("run", str(meta.get("run")))]
-    html = PAGE.substitute(
-        title=esc("Who does the model think does the job?"), nav="", meta=meta_line,
-        findings="".join(f"<li>{esc(f)}</li>" for f in key_findings(t)), model=esc(model_note(meta)),
-        body="\n".join(body), note=NOTE, settings=settings_html(settings), css=CSS,
-        pos=colour("positive"), neg=colour("negative"))
-
-    def fill(tmp: Path) -> None:
-        (tmp / "data").mkdir()
-        for name in TABLES:
-            shutil.copy(run / "jobs" / f"{name}.csv", tmp / "data" / f"{name}.csv")
-        (tmp / "figures").mkdir()
-        for name, png in pngs.items():
-            (tmp / "figures" / f"{name}.png").write_bytes(png)
-        (tmp / "index.html").write_text(html, encoding="utf-8")
-
-    def ours(path: Path) -> bool:
-        return (path / "index.html").is_file() or not any(path.iterdir())
-
-    replace_folder(target, fill, ours, "stereoprobe report")
-    return target / "index.html"
+    html = fill_shell("Who does the model think does the job?",
+                      meta_line(meta, "estimate: " + ", ".join(meta.get("estimates", []))), key_findings(t),
+                      model_note(meta), "\n".join(body), NOTE, settings)
+    return write_report(target, html, run / "jobs", TABLES, pngs)

@@ -171,7 +171,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
         "names_table": name_table.source if name_table else None,
         "statistics": {"level": level, "bootstrap": n_boot, "seed": seed, "unit": "job",
                        "interval": "t-based cluster bootstrap over jobs (stereoprobe.stats)",
-                       "correlation_interval": "Fisher z (Spearman: Bonett-Wright standard error)",
+                       "correlation_interval": "jackknife on atanh r over jobs (bias-corrected centre, t n-1)",
                        "nmi_null": "job labels permuted within prompt strata (999 permutations)"},
         "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso(),
     }

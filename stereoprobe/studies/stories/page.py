@@ -6,11 +6,10 @@ names, and three stories per profession with the name that decided marked."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.page.shell import CSS, PAGE, esc, settings_html
+from stereoprobe.page.shell import esc, fill_shell, meta_line
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.stories.score import STUDY, TABLES
@@ -71,8 +70,7 @@ def _table(frame: Any, columns: list[tuple[str, str]], caption: str) -> str:
 
 def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     from stereoprobe.generation.page import sample_rows, texts_section
-    from stereoprobe.page.palette import colour
-    from stereoprobe.store import replace_folder
+    from stereoprobe.page.folder import write_report
 
     run = Path(run_dir)
     t = read_scores(run, STUDY, TABLES, dtype={"evidence": str, "text": str, "label": str, "name": str, "variant": str})
@@ -93,27 +91,12 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
                    "Per profession, all prompts"),
             "<h2>The stories: three per profession, the deciding name marked</h2>",
             texts_section(sample_rows(texts.assign(text=texts.text.str.slice(0, 400)), 3, seed=0))]
-    meta_line = f"{esc(meta.get('model'))} · {esc(meta.get('method'))} · scored {esc(meta.get('created_at'))}"
     settings = [("model", str(meta.get("model"))), ("method", str(meta.get("method"))),
                 ("temperature", str(meta.get("temperature"))), ("samples", str(meta.get("samples"))),
                 ("max_tokens", str(meta.get("max_tokens"))),
                 ("prompts", json.dumps(meta.get("templates"), ensure_ascii=False)),
                 ("classifier", str(meta.get("classifier"))), ("names table", str(meta.get("names_table"))),
                 ("statistics", json.dumps(meta.get("statistics")))]
-    html = PAGE.substitute(
-        title=esc("Whose name is it? Story protagonists per profession"), nav="", meta=meta_line,
-        findings="".join(f"<li>{esc(f)}</li>" for f in key_findings(t)), model=esc(model_note(meta)),
-        body="\n".join(body), note=NOTE, settings=settings_html(settings), css=CSS,
-        pos=colour("positive"), neg=colour("negative"))
-
-    def fill(tmp: Path) -> None:
-        (tmp / "data").mkdir()
-        for name in TABLES:
-            shutil.copy(run / STUDY / f"{name}.csv", tmp / "data" / f"{name}.csv")
-        (tmp / "index.html").write_text(html, encoding="utf-8")
-
-    def ours(path: Path) -> bool:
-        return (path / "index.html").is_file() or not any(path.iterdir())
-
-    replace_folder(target, fill, ours, "stereoprobe report")
-    return target / "index.html"
+    html = fill_shell("Whose name is it? Story protagonists per profession", meta_line(meta, meta.get("method")),
+                      key_findings(t), model_note(meta), "\n".join(body), NOTE, settings)
+    return write_report(target, html, run / STUDY, TABLES)

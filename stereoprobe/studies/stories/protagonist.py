@@ -23,7 +23,9 @@ is the name (and the title when it decided).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Iterable
+
+from stereoprobe.generation.classifier import NameTableClassifier
 
 VERSION = "protagonist-1"
 LABELS = ("female", "male", "unclassified", "unknown", "none")
@@ -31,25 +33,12 @@ WINDOW = 30
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]+(?:['’-][A-Za-z]+)?\.?")
 
 
-class ProtagonistClassifier:
+class ProtagonistClassifier(NameTableClassifier):
     version = VERSION
+    described = {"window_words": WINDOW}
     labels = LABELS
     whole_text = False  # the name comes first: a story cut by the token limit is still read
     reads_english = True  # its markers are English words: a text in another language is not read
-
-    def __init__(self, names: Any = None) -> None:
-        self._names = names
-
-    @property
-    def names(self) -> Any:
-        if self._names is None:
-            from stereoprobe import names
-
-            self._names = names.load()
-        return self._names
-
-    def describe(self) -> dict[str, Any]:
-        return {"classifier": VERSION, "names_table": self.names.source, "window_words": WINDOW}
 
     def classify(self, text: str, prompt_words: Iterable[str] = ()) -> tuple[str, list[str]]:
         from stereoprobe.backends.nextword import spacy_stop_words

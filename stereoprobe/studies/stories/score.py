@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.errors import DataError
 from stereoprobe.studies.stories.protagonist import LABELS
 
 MARK = "stereoprobe_stories_scores"
@@ -83,58 +82,36 @@ def table4(frame: Any) -> Any:
 
 
 def summary_table(frame: Any, level: float, n_boot: int, seed: int) -> Any:
-    import numpy as np
     import pandas as pd
 
-    from stereoprobe.generation.stats import cluster_share, nmi_test
+    from stereoprobe.generation.stats import nmi_rows, nmi_test, share_row
 
     ok = frame[frame.status == "ok"]
     gendered = ok[ok.label.isin(["female", "male"])]
-    rows = []
-    for name, values, on in (("female_of_gendered", gendered.label == "female", gendered),
-                             ("unknown_share", ok.label == "unknown", ok), ("no_name_share", ok.label == "none", ok)):
-        est, low, high = cluster_share(values.to_numpy(dtype=float), on.group.to_numpy(), n_boot, seed, level)
-        rows.append({"statistic": name, "value": est, "low": low, "high": high, "n": len(on),
-                     "groups": on.group.nunique(), "p": np.nan, "null_mean": np.nan})
-    test = nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), strata=gendered.variant.to_numpy(),
-                    n_boot=n_boot, seed=seed, level=level)
-    rows.append({"statistic": "nmi", "value": test.nmi, "low": test.low, "high": test.high, "n": test.texts,
-                 "groups": test.groups, "p": test.p, "null_mean": test.null_mean})
-    rows.append({"statistic": "nmi_corrected", "value": test.corrected, "low": test.low, "high": test.high,
-                 "n": test.texts, "groups": test.groups, "p": test.p, "null_mean": test.null_mean})
+    rows = [share_row(name, values, on, n_boot, seed, level)
+            for name, values, on in (("female_of_gendered", gendered.label == "female", gendered),
+                                     ("unknown_share", ok.label == "unknown", ok),
+                                     ("no_name_share", ok.label == "none", ok))]
+    rows += nmi_rows(nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), strata=gendered.variant.to_numpy(),
+                              n_boot=n_boot, seed=seed, level=level))
     return pd.DataFrame(rows)
 
 
 def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> StoryScores:
-    from stereoprobe import __version__
-    from stereoprobe.generation.frame import text_frame
-    from stereoprobe.generation.records import GenRecord
-    from stereoprobe.stats.analysis import check_options
-    from stereoprobe.store import now_iso
-    from stereoprobe.studies.base import read_run
+    from stereoprobe.generation.frame import read_texts, run_meta
 
-    check_options(level, n_boot, seed)
-    manifest, records = read_run(run_dir, STUDY, GenRecord)
-    if not records:
-        raise DataError(f"{run_dir}: no stories to score; run `stereoprobe collect --study stories --out {run_dir}`.")
-    frame = text_frame(records)
+    manifest, frame = read_texts(run_dir, STUDY, "stories", level, n_boot, seed)
     names = names_table(frame[frame.status == "ok"])
     result = StoryScores(frame, professions_table(frame, names, level), table4(frame), names,
                          summary_table(frame, level, n_boot, seed))
-    options = manifest.settings.options
-    result.meta = {
-        "run": str(Path(run_dir).resolve()), "model": manifest.model, "mode": manifest.mode,
-        "method": options.get("method"), "embedded": manifest.settings.backend == "local",
-        "temperature": manifest.settings.temperature, "samples": manifest.settings.samples,
-        "max_tokens": manifest.settings.max_tokens, "classifier": manifest.parser_version,
-        "names_table": options.get("names_table"),
-        "templates": (manifest.catalog.templates if manifest.catalog else {}),
-        "statistics": {"level": level, "bootstrap": n_boot, "seed": seed,
-                       "profession_shares": "Jeffreys interval over the profession's stories",
-                       "run_shares": "t-based cluster bootstrap over professions",
-                       "nmi": "over stories with a female or male name; null: 999 permutations within prompts"},
-        "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso(),
-    }
+    result.meta = run_meta(
+        run_dir, manifest, max_tokens=manifest.settings.max_tokens, classifier=manifest.parser_version,
+        names_table=manifest.settings.options.get("names_table"),
+        templates=(manifest.catalog.templates if manifest.catalog else {}),
+        statistics={"level": level, "bootstrap": n_boot, "seed": seed,
+                    "profession_shares": "Jeffreys interval over the profession's stories",
+                    "run_shares": "t-based cluster bootstrap over professions",
+                    "nmi": "over stories with a female or male name; null: 999 permutations within prompts"})
     return result
 
 
