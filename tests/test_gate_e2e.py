@@ -69,7 +69,7 @@ max = 0.60
 [[rule]]
 study = "coreference"
 metric = "inconsistent"
-max = 0.50
+max = 0.75
 require_evidence = true
 
 [[rule]]
@@ -112,7 +112,7 @@ def test_a_passing_policy_exits_0_with_every_rule_a_passing_test_case(runs, tmp_
     got = {r[1]: r for r in rows(res.output)}
     assert got["fill-in negative_share category=religion <= 0.6"][3:5] == [
         f"{religion.negative / 100:.3f}", f"{religion.negative_ci_low / 100:.3f} to {religion.negative_ci_high / 100:.3f}"]
-    assert got["coreference inconsistent <= 0.5"][3] == f"{overall.inconsistent_pct / 100:.3f}"
+    assert got["coreference inconsistent <= 0.75"][3] == f"{overall.inconsistent_pct / 100:.3f}"
     assert {r[0] for r in got.values()} == {"pass"}
     suite = ET.parse(tmp_path / "gate.xml").getroot().find("testsuite")
     assert (suite.get("tests"), suite.get("failures")) == ("3", "0")
