@@ -90,71 +90,20 @@ def score(
     ``statistics=False`` gives the labels and bare shares only (what ``compare`` needs; it
     draws its own paired resampling plan).
     """
-    import pandas as pd
-
     from stereoprobe.stats.analysis import add_statistics, check_options
+    from stereoprobe.studies.fillin.sentiment import tables
 
     options = check_options(ci, bootstrap, seed, wording)
-
-    from stereoprobe import __version__
-    from stereoprobe.studies.fillin.sentiment import tables
-    from stereoprobe.store import now_iso
-
     if labeller is not None and (lexicon is not None or overrides is not None or synonyms is not True):
         raise DataError("score(labeller=...) uses the labeller's lexicon, overrides and synonyms: "
                         "pass either a labeller or lexicon/overrides/synonyms, not both.")
     source = load_source(run_dir_or_records)
     lex = labeller.lexicon if labeller is not None else load_lexicon(lexicon, overrides)
     labeller = labeller or Labeller(lex, synonyms=synonyms)
-    status = Counter(r.status for r in source.records)
-    names: dict[str, frozenset[str]] = {}
-    own_name: Counter[str] = Counter()
-    empty = 0
-    rows = []
-    for rec in source.records:
-        if rec.error is not None or rec.refused:
-            continue
-        forms = names.get(rec.group)
-        if forms is None:
-            forms = names[rec.group] = group_name_forms(rec.group, labeller.lemma)
-        for raw in rec.words:
-            word = normalise(raw)
-            if not word:
-                empty += 1
-            elif word in forms:
-                own_name[word] += 1
-            else:
-                rows.append((rec.probe_id, rec.sample, rec.category, rec.group, rec.template, rec.format, word))
-    if not rows:
-        raise DataError(
-            f"No words to score: {len(source.records)} records ({status['refused']} refused, "
-            f"{status['failed']} failed, {status['unparseable']} without words); check the input or rerun collect."
-        )
-    labels = {w: labeller.label(w) for w in dict.fromkeys(r[-1] for r in rows)}
-    occ = pd.DataFrame(rows, columns=OCCURRENCE_COLUMNS[:-2])
-    occ["label"] = occ["word"].map(lambda w: labels[w].label)
-    occ["source"] = occ["word"].map(lambda w: labels[w].source)
-
-    cov = tables.coverage(labels, occ)
-    cov["records"] = {"total": len(source.records), **{s: status[s] for s in ("ok", "refused", "failed", "unparseable")}}
-    cov["left_out_records"] = {"refused": status["refused"], "failed": status["failed"]}
-    cov["empty_words"] = empty
-    cov["group_name_words"] = {"occurrences": sum(own_name.values()), "words": dict(sorted(own_name.items()))}
-    cov["synonyms"] = labeller.synonyms
-    cov["without_synonyms"] = tables.shares_without_synonyms(occ) if labeller.synonyms else None
-
-    meta = dict(source.meta)
-    meta.update(
-        lexicon=lex.meta(),
-        overrides=[asdict(o) for o in lex.overrides],
-        synonyms=labeller.synonyms,
-        stereoprobe_version=__version__,
-        created_at=now_iso(),
-    )
-    if labeller.used_wordnet:
-        from stereoprobe.studies.fillin.wordnet import wordnet_info
-
-        meta["wordnet"] = wordnet_info()
+    words = _collect_words(source.records, labeller)
+    labels, occ = _label_occurrences(words.rows, labeller)
+    cov = _coverage(labels, occ, source.records, words, labeller)
+    meta = _meta(source.meta, lex, labeller)
     if not statistics:  # labels and bare shares only (compare draws its own paired plan)
         meta["statistics"] = None
         return SentimentResult(
@@ -177,6 +126,92 @@ def score(
         criteria=stats.criteria,
         robustness=stats.robustness,
     )
+
+
+@dataclass(frozen=True)
+class _Words:
+    """The words of the usable records, one row per occurrence, and what was left out."""
+
+    rows: list[tuple[str, int, str, str, str, str, str]]
+    own_name: Counter[str]  # words naming the record's own group, left out
+    empty: int  # words that normalise to nothing
+
+
+def _collect_words(records: list[Completion], labeller: Labeller) -> _Words:
+    """Every word of every record that is neither refused nor failed, normalised; words
+    naming the record's own group and empty words counted, not kept. No words: DataError."""
+    names: dict[str, frozenset[str]] = {}
+    own_name: Counter[str] = Counter()
+    empty = 0
+    rows = []
+    for rec in records:
+        if rec.error is not None or rec.refused:
+            continue
+        forms = names.get(rec.group)
+        if forms is None:
+            forms = names[rec.group] = group_name_forms(rec.group, labeller.lemma)
+        for raw in rec.words:
+            word = normalise(raw)
+            if not word:
+                empty += 1
+            elif word in forms:
+                own_name[word] += 1
+            else:
+                rows.append((rec.probe_id, rec.sample, rec.category, rec.group, rec.template, rec.format, word))
+    if not rows:
+        status = Counter(r.status for r in records)
+        raise DataError(
+            f"No words to score: {len(records)} records ({status['refused']} refused, "
+            f"{status['failed']} failed, {status['unparseable']} without words); check the input or rerun collect."
+        )
+    return _Words(rows, own_name, empty)
+
+
+def _label_occurrences(rows: list[tuple], labeller: Labeller) -> tuple[dict[str, WordLabel], Any]:
+    """Each distinct word's label (in order of first occurrence) and the occurrence table."""
+    import pandas as pd
+
+    labels = {w: labeller.label(w) for w in dict.fromkeys(r[-1] for r in rows)}
+    occ = pd.DataFrame(rows, columns=OCCURRENCE_COLUMNS[:-2])
+    occ["label"] = occ["word"].map(lambda w: labels[w].label)
+    occ["source"] = occ["word"].map(lambda w: labels[w].source)
+    return labels, occ
+
+
+def _coverage(labels: dict[str, WordLabel], occ: Any, records: list[Completion], words: _Words,
+              labeller: Labeller) -> dict[str, Any]:
+    """coverage.json: the lexicon's coverage, the records and words left out, the synonyms' share."""
+    from stereoprobe.studies.fillin.sentiment import tables
+
+    status = Counter(r.status for r in records)
+    cov = tables.coverage(labels, occ)
+    cov["records"] = {"total": len(records), **{s: status[s] for s in ("ok", "refused", "failed", "unparseable")}}
+    cov["left_out_records"] = {"refused": status["refused"], "failed": status["failed"]}
+    cov["empty_words"] = words.empty
+    cov["group_name_words"] = {"occurrences": sum(words.own_name.values()), "words": dict(sorted(words.own_name.items()))}
+    cov["synonyms"] = labeller.synonyms
+    cov["without_synonyms"] = tables.shares_without_synonyms(occ) if labeller.synonyms else None
+    return cov
+
+
+def _meta(source_meta: dict[str, Any], lex: Lexicon, labeller: Labeller) -> dict[str, Any]:
+    """meta.json without the statistics: the source's, the lexicon, overrides, synonyms, version, WordNet."""
+    from stereoprobe import __version__
+    from stereoprobe.store import now_iso
+
+    meta = dict(source_meta)
+    meta.update(
+        lexicon=lex.meta(),
+        overrides=[asdict(o) for o in lex.overrides],
+        synonyms=labeller.synonyms,
+        stereoprobe_version=__version__,
+        created_at=now_iso(),
+    )
+    if labeller.used_wordnet:
+        from stereoprobe.studies.fillin.wordnet import wordnet_info
+
+        meta["wordnet"] = wordnet_info()
+    return meta
 
 
 def analyse(
