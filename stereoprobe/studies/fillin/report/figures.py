@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from stereoprobe.page import palette
 from stereoprobe.studies.fillin.report.data import ALL, SentimentData
@@ -97,12 +98,49 @@ def figure_templates(data: SentimentData, category: str) -> "Figure":
     run every group cell is one probe) shows its word counts instead, e.g. ``3/4``
     (negative of labelled words), and only its colour shows the share.
     """
-    from stereoprobe.stats.shares import MIN_PROBES
-
     import numpy as np
     from matplotlib import colormaps
 
     cols = _columns(data, category)
+    grid = _template_grid(data, category, cols)
+    n, m = len(grid.names), max(len(cols), 1)
+    names = [tex_safe(name if len(name) <= 40 else name[:39] + "…") for name in grid.names]
+    left, cell, row, top, bottom = 0.3 + 0.07 * max(map(len, names)), 0.95, 0.27, 1.75, 0.5
+    width = max(7.5, left + cell * m + 1.4)
+    height = top + bottom + row * n
+    fig = _figure(width, height)
+    ax = fig.add_axes((left / width, bottom / height, cell * m / width, row * n / height))
+    cmap = colormaps[palette.cmap_name()].with_extremes(bad="#eeeeee")
+    im = ax.imshow(np.ma.masked_invalid(grid.values), cmap=cmap, vmin=0, vmax=100, aspect="auto", interpolation="nearest")
+    _template_cells(ax, grid, cmap)
+    _template_axes(ax, names, cols)
+    bar_h = min(row * n, 2.5)  # the colour key sits beside the first rows, where readers start
+    cax = fig.add_axes(((left + cell * m + 0.25) / width, (bottom + row * n - bar_h) / height, 0.15 / width, bar_h / height))
+    fig.colorbar(im, cax=cax).set_label("negative words (%)", fontsize=9)
+    cax.tick_params(labelsize=9)
+    fig.text(0.5, 1 - 0.1 / height, tex_safe(f"Negative share per template: {category}"), fontsize=12, ha="center",
+             va="top")
+    fig.text(0.5, 1 - 0.42 / height, textwrap.fill(_template_subtitle(grid.usual), int(width * 13)), fontsize=9,
+             color="#444444", ha="center", va="top")
+    _caption(fig, data.caption())
+    return fig
+
+
+@dataclass(frozen=True)
+class _TemplateGrid:
+    """Figure 3's cells: the category's row on top, then its groups, one column per template."""
+
+    names: list[str]  # row labels, before shortening
+    values: Any  # negative share (%) per cell, NaN without labelled words (numpy array)
+    n_cells: Any  # answered probes per cell (numpy array)
+    word_counts: list[list[tuple[int, int]]]  # (negative, labelled) words per cell
+    usual: int  # the most common number of answered probes in a group cell
+
+
+def _template_grid(data: SentimentData, category: str, cols: list[tuple[str, str, str]]) -> _TemplateGrid:
+    """The heatmap's numbers: shares, probe counts and word counts per row and template."""
+    import numpy as np
+
     shares = data.template_shares(category)
     counts = data.template_probes(category)
     neg_words, polar_words = data.template_counts(category)
@@ -124,6 +162,7 @@ def figure_templates(data: SentimentData, category: str) -> "Figure":
         [int(counts.at[name, t]) if name in counts.index and t in counts.columns else 0 for t, _, _ in cols]
         for name in g["group"]
     ]
+
     def words(name: str, t: str) -> tuple[int, int]:
         if name not in polar_words.index or t not in polar_words.columns:
             return 0, 0
@@ -132,31 +171,39 @@ def figure_templates(data: SentimentData, category: str) -> "Figure":
     word_counts = [[(int(neg_words[t].sum()) if t in neg_words.columns else 0,
                      int(polar_words[t].sum()) if t in polar_words.columns else 0) for t, _, _ in cols]]
     word_counts += [[words(name, t) for t, _, _ in cols] for name in g["group"]]
-    values = np.array(grid, dtype=float).reshape(len(names), len(cols))
-    n_cells = np.array(ns, dtype=int).reshape(len(names), len(cols))
     group_ns = [v for row in ns[1:] for v in row if v]
-    usual = max(set(group_ns), key=group_ns.count) if group_ns else 1
-    n, m = len(names), max(len(cols), 1)
-    names = [tex_safe(name if len(name) <= 40 else name[:39] + "…") for name in names]
-    left, cell, row, top, bottom = 0.3 + 0.07 * max(map(len, names)), 0.95, 0.27, 1.75, 0.5
-    width = max(7.5, left + cell * m + 1.4)
-    height = top + bottom + row * n
-    fig = _figure(width, height)
-    ax = fig.add_axes((left / width, bottom / height, cell * m / width, row * n / height))
-    cmap = colormaps[palette.cmap_name()].with_extremes(bad="#eeeeee")
-    im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=0, vmax=100, aspect="auto", interpolation="nearest")
-    for i in range(n):
-        for j in range(len(cols)):
-            v, k = values[i, j], n_cells[i, j]
+    return _TemplateGrid(
+        names=names,
+        values=np.array(grid, dtype=float).reshape(len(names), len(cols)),
+        n_cells=np.array(ns, dtype=int).reshape(len(names), len(cols)),
+        word_counts=word_counts,
+        usual=max(set(group_ns), key=group_ns.count) if group_ns else 1,
+    )
+
+
+def _template_cells(ax, grid: _TemplateGrid, cmap) -> None:
+    """Each cell's text: the share, or its word counts when too few probes; (n=…) when unusual."""
+    from stereoprobe.stats.shares import MIN_PROBES
+
+    n_rows, n_cols = grid.values.shape
+    for i in range(n_rows):
+        for j in range(n_cols):
+            v, k = grid.values[i, j], grid.n_cells[i, j]
             if math.isnan(v):
                 text, colour = "–", "#555555"
             else:
                 if k < MIN_PROBES:  # too few probes for a share: the word counts it rests on
-                    text = "{}/{}".format(*word_counts[i][j]) + ("" if (i > 0 and k == usual) else f" (n={k})")
+                    text = "{}/{}".format(*grid.word_counts[i][j]) + ("" if (i > 0 and k == grid.usual) else f" (n={k})")
                 else:
-                    text = f"{math.floor(v + 0.5):.0f}" + ("" if (i > 0 and k == usual) else f" (n={k})")
+                    text = f"{math.floor(v + 0.5):.0f}" + ("" if (i > 0 and k == grid.usual) else f" (n={k})")
                 colour = _text_on(cmap(v / 100))
             ax.text(j, i, text, ha="center", va="center", fontsize=9, color=colour, fontweight="bold" if i == 0 else None)
+
+
+def _template_axes(ax, names: list[str], cols: list[tuple[str, str, str]]) -> None:
+    """Row and column labels, the white rules under the category row and between the formats,
+    and the 'question probes' / 'statement probes' headings."""
+    n = len(names)
     ax.set_yticks(range(n), names, fontsize=9)
     ax.get_yticklabels()[0].set_fontweight("bold")
     ax.set_xticks(range(len(cols)), ["\n".join(textwrap.wrap(tex_safe(lbl), 14)) for _, _, lbl in cols], fontsize=9)
@@ -171,24 +218,18 @@ def figure_templates(data: SentimentData, category: str) -> "Figure":
         if count:
             ax.annotate(label, xy=(start + count / 2 - 0.5, 1), xycoords=("data", "axes fraction"),
                         xytext=(0, 38), textcoords="offset points", ha="center", fontsize=10, fontweight="bold")
-    bar_h = min(row * n, 2.5)  # the colour key sits beside the first rows, where readers start
-    cax = fig.add_axes(((left + cell * m + 0.25) / width, (bottom + row * n - bar_h) / height, 0.15 / width, bar_h / height))
-    fig.colorbar(im, cax=cax).set_label("negative words (%)", fontsize=9)
-    cax.tick_params(labelsize=9)
-    fig.text(0.5, 1 - 0.1 / height, tex_safe(f"Negative share per template: {category}"), fontsize=12, ha="center",
-             va="top")
+
+
+def _template_subtitle(usual: int) -> str:
+    from stereoprobe.stats.shares import MIN_PROBES
+
     probe_word = "probe" if usual == 1 else "probes"
     if usual < MIN_PROBES:
-        sub = (f"Colour: % of labelled words that are negative. A group cell is {usual} answered {probe_word}, too few "
-               "for a share, so it shows negative / labelled words. Top row: % negative over n probes; "
-               "– : no labelled words.")
-    else:
-        sub = (f"% of labelled words that are negative; each group cell rests on {usual} answered {probe_word} "
-               "unless (n=…) says otherwise; – : no labelled words")
-    fig.text(0.5, 1 - 0.42 / height, textwrap.fill(sub, int(width * 13)), fontsize=9, color="#444444",
-             ha="center", va="top")
-    _caption(fig, data.caption())
-    return fig
+        return (f"Colour: % of labelled words that are negative. A group cell is {usual} answered {probe_word}, too few "
+                "for a share, so it shows negative / labelled words. Top row: % negative over n probes; "
+                "– : no labelled words.")
+    return (f"% of labelled words that are negative; each group cell rests on {usual} answered {probe_word} "
+            "unless (n=…) says otherwise; – : no labelled words")
 
 
 def _text_on(rgba) -> str:
