@@ -83,10 +83,7 @@ def build_report(
     ``progress(done, total)`` is called as groups are drawn.
     """
     start = time.perf_counter()
-    if only not in (None, *PARTS):
-        raise DataError(f"Unknown part {only!r}: use --only figures or --only briefing.")
-    if figures not in FIGURE_SETS:
-        raise DataError(f"Unknown figure set {figures!r}: use --figures pages or --figures all.")
+    _check_parts(only, figures)
     palette.use_palette(palette_name)
     data = load_sentiment(run_dir)
     cats = _select(data, categories)
@@ -98,6 +95,33 @@ def build_report(
     every = figures == "all"
     jobs = list(_jobs(data, cats, cat_slugs, fig_dir if every else None, brief_dir, every))
 
+    def category_figures() -> dict:
+        return _category_figures(data, cats, cat_slugs, fig_dir, every, result)
+
+    done, cat_figs = _draw(jobs, workers, category_figures, progress)
+    pages = []
+    for page, paths in done:
+        pages.append(page)
+        for p in paths:
+            (result.briefing if brief_dir and brief_dir in p.parents else result.figures).append(p)
+    if brief_dir is not None:
+        result.briefing += _write_data(data, cats, cat_slugs, brief_dir / "data")
+        result.briefing += _write_html(data, cats, cat_slugs, pages, cat_figs, brief_dir)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _check_parts(only: str | None, figures: str) -> None:
+    if only not in (None, *PARTS):
+        raise DataError(f"Unknown part {only!r}: use --only figures or --only briefing.")
+    if figures not in FIGURE_SETS:
+        raise DataError(f"Unknown figure set {figures!r}: use --figures pages or --figures all.")
+
+
+def _draw(jobs: list[_GroupJob], workers: int | None, category_figures: Callable[[], dict],
+          progress: Callable[[int, int], None] | None) -> tuple[list[tuple[bf.GroupPage, list[Path]]], dict]:
+    """Every group's page and figures (in ``workers`` processes when there are 8 groups or
+    more; the category figures drawn meanwhile in this one) and the category figures."""
     done: list[tuple[bf.GroupPage, list[Path]]] = []
 
     def collect(items) -> None:
@@ -113,21 +137,12 @@ def build_report(
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context(method)) as pool:
             pending = pool.map(_render_group, jobs, chunksize=4)
-            cat_figs = _category_figures(data, cats, cat_slugs, fig_dir, every, result)
+            cat_figs = category_figures()
             collect(pending)
     else:
         collect(_render_group(j) for j in jobs)
-        cat_figs = _category_figures(data, cats, cat_slugs, fig_dir, every, result)
-    pages = []
-    for page, paths in done:
-        pages.append(page)
-        for p in paths:
-            (result.briefing if brief_dir and brief_dir in p.parents else result.figures).append(p)
-    if brief_dir is not None:
-        result.briefing += _write_data(data, cats, cat_slugs, brief_dir / "data")
-        result.briefing += _write_html(data, cats, cat_slugs, pages, cat_figs, brief_dir)
-    result.seconds = time.perf_counter() - start
-    return result
+        cat_figs = category_figures()
+    return done, cat_figs
 
 
 def _select(data: SentimentData, wanted: Sequence[str] | None) -> list[str]:

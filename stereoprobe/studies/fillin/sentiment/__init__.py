@@ -104,28 +104,15 @@ def score(
     labels, occ = _label_occurrences(words.rows, labeller)
     cov = _coverage(labels, occ, source.records, words, labeller)
     meta = _meta(source.meta, lex, labeller)
-    if not statistics:  # labels and bare shares only (compare draws its own paired plan)
-        meta["statistics"] = None
-        return SentimentResult(
-            table4=tables.table4(occ), groups=tables.group_table(occ), templates=tables.template_table(occ),
-            words=tables.word_table(labels, occ), occurrences=occ, coverage=cov, meta=meta, labels=labels,
-        )
-    stats = add_statistics(occ, source.records, tables.table4(occ), tables.group_table(occ),
-                           tables.template_table(occ), options)
-    meta["statistics"] = stats.meta
-    return SentimentResult(
-        table4=stats.table4,
-        groups=stats.groups,
-        templates=stats.templates,
-        words=tables.word_table(labels, occ),
-        occurrences=occ,
-        coverage=cov,
-        meta=meta,
-        labels=labels,
-        format_test=stats.format_test,
-        criteria=stats.criteria,
-        robustness=stats.robustness,
-    )
+    table4, groups, templates = tables.table4(occ), tables.group_table(occ), tables.template_table(occ)
+    extra: dict[str, Any] = {}
+    meta["statistics"] = None  # labels and bare shares only (compare draws its own paired plan)
+    if statistics:
+        stats = add_statistics(occ, source.records, table4, groups, templates, options)
+        table4, groups, templates, meta["statistics"] = stats.table4, stats.groups, stats.templates, stats.meta
+        extra = dict(format_test=stats.format_test, criteria=stats.criteria, robustness=stats.robustness)
+    return SentimentResult(table4=table4, groups=groups, templates=templates, words=tables.word_table(labels, occ),
+                           occurrences=occ, coverage=cov, meta=meta, labels=labels, **extra)
 
 
 @dataclass(frozen=True)
