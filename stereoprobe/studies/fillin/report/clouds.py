@@ -66,9 +66,6 @@ def font(size: int, bold: bool = False):
     return ImageFont.truetype(font_path(bold), size)
 
 
-_MASKS = 32768  # glyph masks and boxes kept per process (_wordcloud_fonts)
-
-
 @lru_cache(maxsize=1)
 def _wordcloud_fonts():
     """What ``wordcloud`` sees as ``PIL.ImageFont``: the same fonts, each made once per process.
@@ -79,21 +76,18 @@ def _wordcloud_fonts():
     often. Here ``truetype`` and ``TransposedFont`` are cached, and a transposed font
     keeps each word's bounding box and mask: the same objects Pillow would compute, so
     the clouds are the same pixels (tests/test_report.py checks), in less time
-    (docs/report.md). Up to 32,768 boxes and masks are kept: a full 2,292-probe run's
-    762 group clouds ask for about 15,700 distinct masks (37,230 requests); keeping only
-    4,096 rendered 22,378 of them, 15,690 now, about 8% less CPU time for the clouds and
-    about 30 MB more memory per process (docs/benchmarks.md).
+    (docs/report.md).
     """
     import types
 
     from PIL import ImageFont
 
     class Transposed(ImageFont.TransposedFont):
-        @lru_cache(maxsize=_MASKS)
+        @lru_cache(maxsize=4096)
         def getmask(self, text, *args, **kwargs):  # type: ignore[override]
             return super().getmask(text, *args, **kwargs)
 
-        @lru_cache(maxsize=_MASKS)
+        @lru_cache(maxsize=4096)
         def getbbox(self, text, *args, **kwargs):  # type: ignore[override]
             return super().getbbox(text, *args, **kwargs)
 
