@@ -111,7 +111,8 @@ def figure_templates(data: SentimentData, category: str) -> "Figure":
     fig = _figure(width, height)
     ax = fig.add_axes((left / width, bottom / height, cell * m / width, row * n / height))
     cmap = colormaps[palette.cmap_name()].with_extremes(bad="#eeeeee")
-    im = ax.imshow(np.ma.masked_invalid(grid.values), cmap=cmap, vmin=0, vmax=100, aspect="auto", interpolation="nearest")
+    im = ax.imshow(np.ma.masked_invalid(grid.values), cmap=cmap, vmin=0, vmax=100, aspect="auto",
+                   interpolation="nearest")
     _template_cells(ax, grid, cmap)
     _template_axes(ax, names, cols)
     bar_h = min(row * n, 2.5)  # the colour key sits beside the first rows, where readers start
@@ -189,13 +190,14 @@ def _template_cells(ax, grid: _TemplateGrid, cmap) -> None:
     for i in range(n_rows):
         for j in range(n_cols):
             v, k = grid.values[i, j], grid.n_cells[i, j]
+            n_note = "" if (i > 0 and k == grid.usual) else f" (n={k})"
             if math.isnan(v):
                 text, colour = "–", "#555555"
             else:
                 if k < MIN_PROBES:  # too few probes for a share: the word counts it rests on
-                    text = "{}/{}".format(*grid.word_counts[i][j]) + ("" if (i > 0 and k == grid.usual) else f" (n={k})")
+                    text = "{}/{}".format(*grid.word_counts[i][j]) + n_note
                 else:
-                    text = f"{math.floor(v + 0.5):.0f}" + ("" if (i > 0 and k == grid.usual) else f" (n={k})")
+                    text = f"{math.floor(v + 0.5):.0f}" + n_note
                 colour = _text_on(cmap(v / 100))
             ax.text(j, i, text, ha="center", va="center", fontsize=9, color=colour, fontweight="bold" if i == 0 else None)
 

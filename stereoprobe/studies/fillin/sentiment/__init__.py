@@ -175,7 +175,8 @@ def _coverage(labels: dict[str, WordLabel], occ: Any, records: list[Completion],
     cov["records"] = {"total": len(records), **{s: status[s] for s in ("ok", "refused", "failed", "unparseable")}}
     cov["left_out_records"] = {"refused": status["refused"], "failed": status["failed"]}
     cov["empty_words"] = words.empty
-    cov["group_name_words"] = {"occurrences": sum(words.own_name.values()), "words": dict(sorted(words.own_name.items()))}
+    cov["group_name_words"] = {"occurrences": sum(words.own_name.values()),
+                               "words": dict(sorted(words.own_name.items()))}
     cov["synonyms"] = labeller.synonyms
     cov["without_synonyms"] = tables.shares_without_synonyms(occ) if labeller.synonyms else None
     return cov
