@@ -33,10 +33,10 @@ from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from fake_openai import FakeOpenAI, _Server
+from fake_openai import FakeOpenAI, Loopback
 
 
-class FakeBatches:
+class FakeBatches(Loopback):
     def __init__(self, answers: FakeOpenAI, api_key: str | None = None) -> None:
         self.answers, self.api_key = answers, api_key
         self.files: dict[str, bytes] = {}
@@ -50,31 +50,8 @@ class FakeBatches:
         self.expire_after = 0
         self.polls = 0
         self._lock = threading.Lock()
-        self._httpd: _Server | None = None
 
     # -- life cycle ---------------------------------------------------------------
-    def start(self) -> "FakeBatches":
-        handler = type("Handler", (_Handler,), {"fake": self})
-        self._httpd = _Server(("127.0.0.1", 0), handler)
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> "FakeBatches":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def base_url(self) -> str:
-        assert self._httpd is not None
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
     @property
     def anthropic_url(self) -> str:
@@ -306,3 +283,6 @@ def _multipart_file(content_type: str, raw: bytes) -> bytes:
         if part.get_param("name", header="content-disposition") == "file":
             return part.get_payload(decode=True)
     return b""
+
+
+FakeBatches.handler = _Handler

@@ -101,7 +101,42 @@ class Seen:
     sent: float | None = None  # time.monotonic() once the whole reply was written (None: not, or not yet)
 
 
-class FakeOpenAI:
+class Loopback:
+    """A fake's life cycle: a threaded HTTP server on 127.0.0.1 at an OS-chosen port whose
+    requests go to ``handler`` (a subclass's request handler class) with ``fake`` = self."""
+
+    handler: type[BaseHTTPRequestHandler]
+    _httpd: ThreadingHTTPServer | None = None
+
+    def start(self):
+        handler = type("Handler", (self.handler,), {"fake": self})
+        self._httpd = _Server(("127.0.0.1", 0), handler)
+        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "start() first"
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+
+class FakeOpenAI(Loopback):
     """A threaded OpenAI-protocol server on 127.0.0.1 at an OS-chosen port."""
 
     def __init__(
@@ -126,38 +161,6 @@ class FakeOpenAI:
         self.faults: list[Fault] = []
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # -- life cycle ---------------------------------------------------------------
-    def start(self) -> "FakeOpenAI":
-        handler = type("Handler", (_Handler,), {"fake": self})
-        httpd = _Server(("127.0.0.1", 0), handler)
-        self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> "FakeOpenAI":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "start() first"
-        return self._httpd.server_address[1]
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
 
     # -- configuration and log ----------------------------------------------------
     def add_fault(self, kind: str, match: str | None = None, times: int | None = 1,
@@ -402,6 +405,9 @@ def main(argv: list[str] | None = None) -> None:
             time.sleep(3600)
     except KeyboardInterrupt:
         server.stop()
+
+
+FakeOpenAI.handler = _Handler
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import numpy as np
@@ -32,12 +32,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import hobbies_synth as synth  # noqa: E402
+from fake_openai import Loopback  # noqa: E402
 
 _NAME = re.compile(r"in 20 words\.\s*([A-Z][A-Za-z'-]+)\.?\s*$")
 REFUSAL = "I'm sorry, but I can't describe a person from their name."
 
 
-class HobbiesFake:
+class HobbiesFake(Loopback):
     def __init__(self, truth: dict, concentration: float = 20.0, refuse: tuple[str, ...] = ()) -> None:
         from stereoprobe.studies.hobbies.names import load_names
 
@@ -48,7 +49,6 @@ class HobbiesFake:
         self.requests = 0
         self._counts: dict[str, int] = {}
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
 
     def texts(self, name: str, n: int) -> list[str]:
         gender = self.genders[name]
@@ -61,29 +61,6 @@ class HobbiesFake:
         rng = np.random.default_rng([zlib.crc32(name.encode()), k])
         return [synth.text(rng, name, gender, synth.LABELS[rng.choice(len(p), p=p)]) for _ in range(n)]
 
-    def start(self) -> "HobbiesFake":
-        handler = type("Handler", (_Handler,), {"fake": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> "HobbiesFake":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def base_url(self) -> str:
-        assert self._httpd is not None, "start() first"
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -119,6 +96,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+HobbiesFake.handler = _Handler
 
 
 if __name__ == "__main__":
