@@ -214,6 +214,8 @@ def test_sigterm_stops_a_run_in_order_and_the_same_command_finishes_it(server, t
 
 
 def test_compare_puts_two_runs_side_by_side(server, run_cli, tmp_path):
+    import base64
+
     import pandas as pd
 
     server.generation = GenerationModel(TRUTH, seed=1)
@@ -227,7 +229,13 @@ def test_compare_puts_two_runs_side_by_side(server, run_cli, tmp_path):
     runs = pd.read_csv(tmp_path / "cmp" / "runs.csv")
     assert set(runs.run) == {"a", "b"} and set(runs.statistic) >= {"follows_majority", "nmi", "spearman_bls"}
     groups = pd.read_csv(tmp_path / "cmp" / "groups.csv").set_index("profession")
-    assert list(groups.index.sort_values()) == sorted(TRUTH) and "b:female_of_gendered" in groups
+    assert set(groups.index) == set(TRUTH)  # in the runs' order, most women in the job first
+    assert [BLS[j] for j in groups.index] == sorted(BLS.values(), reverse=True)
+    assert "b:female_of_gendered" in groups
+    png = (tmp_path / "cmp" / "shares.png").read_bytes()
+    html = (tmp_path / "cmp" / "index.html").read_text()
+    assert png.startswith(b"\x89PNG") and base64.b64encode(png).decode() in html  # the figure, embedded
+    assert html.index("Key findings") < html.index("<figure")
 
 
 def test_an_endpoint_that_refuses_n_is_asked_once_per_sample(server, run_cli, tmp_path):
