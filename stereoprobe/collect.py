@@ -158,6 +158,8 @@ def collect(
             result = CollectResult(run_dir=store.dir, asked=0, skipped=len(probes) * samples - len(todo),
                                    score_command=study.score_command)
             write_manifest(store.dir, manifest)
+            if hasattr(backend, "plan"):  # it asks several samples per request: the missing ones only
+                backend.plan(todo)
             try:
                 _run(todo, backend, store, result, concurrency or backend.max_concurrency, progress, interrupted,
                      study.ask)

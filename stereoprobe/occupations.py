@@ -1,7 +1,8 @@
-"""The occupations two studies share (the jobs study's P(gender | job), the coreference
-study's profession pairs): Mattern et al.'s Table 6, 40 jobs with their US Bureau of
-Labor Statistics shares (``data/occupations.csv``), or a user's CSV file with a ``job``
-column, read and validated here; and the indefinite article before a job.
+"""The occupations the studies share (the jobs study's P(gender | job), the coreference
+study's profession pairs, the anecdotes and stories studies' professions): Mattern et
+al.'s Table 6, 40 jobs with their US Bureau of Labor Statistics shares
+(``data/occupations.csv``), or a user's CSV file with a ``job`` (or ``profession``)
+column, read and validated here, the one reader; and the indefinite article before a job.
 
 >>> [j.job for j in read_jobs(OCCUPATIONS)][:2]
 ['skincare specialist', 'kindergarten teacher']
@@ -58,17 +59,27 @@ def _share(value: str, where: str, column: str) -> float | None:
     return share
 
 
-def read_jobs(path: Path) -> tuple[Job, ...]:
-    """Jobs from a CSV file (the built-in Table 6 or a user's --catalog file), validated."""
+def read_jobs(path: str | Path | None = None) -> tuple[Job, ...]:
+    """Jobs from a CSV file (default the built-in Table 6; a user's --catalog file: a
+    ``job`` column, or ``profession``, optionally ``female_share``, ``male_share`` (percent),
+    ``dominated_by`` (women/men; else from the share) and ``article``), validated: a bad
+    row is one line naming the file and line."""
+    path = OCCUPATIONS if path is None else Path(path)
     hint = "give a CSV file with a job column (and optionally female_share) to --catalog"
-    rows = read_rows(path, ("job",), missing_hint=hint)
+    rows = read_rows(path, (), missing_hint=hint)
+    if not rows:
+        raise DataError(f"{path}: no jobs; give at least one row under a job (or profession) column.")
+    column = next((c for c in ("job", "profession") if c in rows[0][1]), None)
+    if column is None:
+        raise DataError(f"{path}: the header lacks column(s) job; expected job (or profession), optionally "
+                        "female_share.")
     jobs: list[Job] = []
     seen: set[str] = set()
     for line, row in rows:
         where = f"{path}, line {line}"
-        name = row["job"]
+        name = row[column]
         if not name:
-            raise DataError(f"{where}: empty 'job'.")
+            raise DataError(f"{where}: empty '{column}'.")
         if any(c in name for c in "{}\n"):
             raise DataError(f"{where}: job {name!r} contains a brace or a line break.")
         if name.casefold() in seen:
@@ -90,6 +101,4 @@ def read_jobs(path: Path) -> tuple[Job, ...]:
             dominated = "women" if female > 50 else "men"
         jobs.append(Job(name, article, dominated, male if male is not None else (None if female is None else 100 - female),
                         female))
-    if not jobs:
-        raise DataError(f"{path}: no jobs; add rows with a job column.")
     return tuple(jobs)

@@ -214,6 +214,8 @@ def test_sigterm_stops_a_run_in_order_and_the_same_command_finishes_it(server, t
 
 
 def test_compare_puts_two_runs_side_by_side(server, run_cli, tmp_path):
+    import base64
+
     import pandas as pd
 
     server.generation = GenerationModel(TRUTH, seed=1)
@@ -227,7 +229,13 @@ def test_compare_puts_two_runs_side_by_side(server, run_cli, tmp_path):
     runs = pd.read_csv(tmp_path / "cmp" / "runs.csv")
     assert set(runs.run) == {"a", "b"} and set(runs.statistic) >= {"follows_majority", "nmi", "spearman_bls"}
     groups = pd.read_csv(tmp_path / "cmp" / "groups.csv").set_index("profession")
-    assert list(groups.index.sort_values()) == sorted(TRUTH) and "b:female_of_gendered" in groups
+    assert set(groups.index) == set(TRUTH)  # in the runs' order, most women in the job first
+    assert [BLS[j] for j in groups.index] == sorted(BLS.values(), reverse=True)
+    assert "b:female_of_gendered" in groups
+    png = (tmp_path / "cmp" / "shares.png").read_bytes()
+    html = (tmp_path / "cmp" / "index.html").read_text()
+    assert png.startswith(b"\x89PNG") and base64.b64encode(png).decode() in html  # the figure, embedded
+    assert html.index("Key findings") < html.index("<figure")
 
 
 def test_an_endpoint_that_refuses_n_is_asked_once_per_sample(server, run_cli, tmp_path):
@@ -238,3 +246,44 @@ def test_an_endpoint_that_refuses_n_is_asked_once_per_sample(server, run_cli, tm
     assert len(stored) == len(TRUTH) * 5 and all(r["error"] is None and r["label"] for r in stored)
     assert [s.outcome for s in server.seen[:2]] == ["400", "ok"] and all("n" not in s.body for s in server.seen[1:])
     assert len(server.seen) == 1 + len(TRUTH) * 5  # the one refused request, then one per text
+
+
+def test_a_resumed_run_asks_only_the_missing_samples_of_a_partly_stored_chunk(server, run_cli, tmp_path,
+                                                                                monkeypatch):
+    import errno
+
+    from stereoprobe.store import RunStore, _cannot_write
+
+    server.generation = GenerationModel(TRUTH)
+    jobs = catalog(tmp_path, ["nurse", "pilot", "baker"])
+
+    def run(out):
+        return run_cli("collect", "--study", "anecdotes", "--model", "fake-chat", "--base-url", server.base_url,
+                       "--catalog", jobs, "--samples", "20", "--out", tmp_path / out, "-q", "--concurrency", "1",
+                       env={"OPENAI_API_KEY": TEST_KEY})
+
+    assert run("whole").exit_code == 0
+    append, stored = RunStore.append, []
+
+    def fills_the_disk(store, record):  # the disk is full from the 14th text on: the run stops
+        if len(stored) == 13:
+            raise _cannot_write(store.path, OSError(errno.ENOSPC, "No space left on device"))
+        stored.append(record)
+        append(store, record)
+
+    monkeypatch.setattr(RunStore, "append", fills_the_disk)
+    first = run("run")
+    assert first.exit_code == 2 and "No space left" in first.output, first.output
+    # one worker asks in order: the nurse's samples 0-12 are stored, so its chunk of samples
+    # 10-19 (asked in one request of n=10) is stored in part (10, 11, 12)
+    assert sorted(r["sample"] for r in rows(tmp_path / "run")) == list(range(13))
+    monkeypatch.setattr(RunStore, "append", append)
+    before = len(server.seen)
+    assert run("run").exit_code == 0
+    resumed = server.seen[before:]
+    # missing: the nurse's samples 13-19 in one request of n=7, and two requests of n=10 for
+    # each of the pilot and the baker: 47 texts in 5 requests (chunk 10-19 asked again in
+    # full would be 50 texts)
+    assert sorted(s.body.get("n") or 1 for s in resumed) == [7, 10, 10, 10, 10]
+    keys = sorted((r["probe_id"], r["sample"]) for r in rows(tmp_path / "run"))
+    assert keys == sorted((r["probe_id"], r["sample"]) for r in rows(tmp_path / "whole")) and len(keys) == 60

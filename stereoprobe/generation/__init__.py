@@ -15,7 +15,7 @@ A generation study (``stereoprobe/studies/<name>/``) is its data and a classifie
   gendered nouns and titles) with its evidence;
 - ``stats.py``: shares with Jeffreys intervals over samples, shares over clusters, NMI with
   its permutation null and interval, Spearman;
-- ``occupations.py``: the 40 BLS occupations (or a user's list), read by the core;
+- ``metrics.py``: a study's summary rows and per-group shares as release-gate values;
 - ``study.py``: the ``GenerationStudy`` base (probes, collect, --dry-run, reparse).
 
 The name -> gender resource with its titles is ``stereoprobe/names.py`` (every study's).

@@ -41,6 +41,12 @@ class GenBackend:
     def attempts_of_last_ask(self) -> int:
         return self.generator.attempts_of_last_ask()
 
+    def plan(self, todo: Any) -> None:
+        """What this run will ask (collect's todo), for a generator that asks several samples
+        per request (``ChatGenerator.plan``): it asks the missing samples only."""
+        if hasattr(self.generator, "plan"):
+            self.generator.plan(todo)
+
     def close(self) -> None:
         self.generator.close()
 

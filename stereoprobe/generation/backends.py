@@ -4,9 +4,12 @@
   the papers' way. The samples of a probe are asked ``per_request`` at a time with the
   API's ``n`` (one request, n choices); an endpoint that refuses ``n`` (HTTP 400 naming
   it) or returns fewer choices than asked is asked one sample per request from then on.
-  Each stored record is still one text; samples of a chunk already stored when a run
-  resumes are asked again with the chunk and not kept. Faults, retries, the key:
-  ``backends/chat.py`` (``ChatBackend.create``).
+  Each stored record is still one text, keyed by its sample index. collect tells the
+  generator which samples it will ask (``plan``: what is missing, or failed with
+  ``--retry-failed``), and a probe's *missing* samples are grouped ``per_request`` at a
+  time: a resumed run whose chunk was partly stored asks only the missing samples (n = how
+  many), never a stored one again. Faults, retries, the key: ``backends/chat.py``
+  (``ChatBackend.create``).
 - ``FileGenerator``: a GGUF file in-process (``backends/local_chat.py``). With
   ``--model-file F --mode chat`` the messages go through the file's own chat template;
   otherwise (the embedded Gemma 3 270M, a base model; ``--model-file`` without
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from stereoprobe.errors import DataError
 from stereoprobe.generation.records import GenProbe
@@ -49,7 +52,8 @@ def prompt_text(messages: Any) -> str:
 
 
 class _Chunk:
-    def __init__(self) -> None:
+    def __init__(self, size: int) -> None:
+        self.size = size  # the samples asked in its one request
         self.done = threading.Event()
         self.texts: list[Generated] | None = None
         self.error: BaseException | None = None
@@ -69,6 +73,7 @@ class ChatGenerator:
         self.max_concurrency = chat.max_concurrency
         self._n_ok = self.per_request > 1
         self._chunks: dict[tuple[str, int], _Chunk] = {}
+        self._where: dict[tuple[str, int], tuple[int, int, int]] = {}  # (probe, sample) -> chunk, position, size
         self._lock = threading.Lock()
 
     def describe(self) -> dict[str, Any]:
@@ -100,18 +105,28 @@ class ChatGenerator:
             raise _Malformed("no choices")
         return texts
 
+    def plan(self, todo: Sequence[tuple[GenProbe, int]]) -> None:
+        """The (probe, sample) pairs this run will ask (collect's todo): ``chunks``."""
+        self._where = chunks([(probe.probe_id, sample) for probe, sample in todo], self.per_request)
+
+    def _place(self, probe_id: str, sample: int) -> tuple[int, int, int]:
+        """(chunk, position, size) of a sample: as planned, else its block of ``per_request``."""
+        first = sample - sample % self.per_request
+        return self._where.get((probe_id, sample), (first, sample - first, self.per_request))
+
     def generate(self, probe: GenProbe, sample: int) -> Generated:
         if not self._n_ok:
             return self._request(probe, 1)[0]
-        key = (probe.probe_id, sample // self.per_request)
+        first, position, size = self._place(probe.probe_id, sample)
+        key = (probe.probe_id, first)
         with self._lock:
             chunk = self._chunks.get(key)
             owner = chunk is None
             if owner:
-                chunk = self._chunks[key] = _Chunk()
+                chunk = self._chunks[key] = _Chunk(size)
         if owner:
             try:
-                chunk.texts = self._request(probe, self.per_request)
+                chunk.texts = self._request(probe, chunk.size)
             except RuntimeError as exc:
                 if _refuses_n(str(exc)):
                     self._n_ok = False  # the endpoint does not take n: one sample per request
@@ -124,15 +139,34 @@ class ChatGenerator:
         chunk.done.wait()
         with self._lock:
             chunk.taken += 1
-            if chunk.taken >= self.per_request:
+            if chunk.taken >= chunk.size:
                 self._chunks.pop(key, None)
         if chunk.error is not None:
             raise chunk.error
         texts = chunk.texts or []
-        if len(texts) < self.per_request:
+        if len(texts) < chunk.size:
             self._n_ok = False  # fewer choices than asked: n is not honoured here
-        position = sample % self.per_request
         return texts[position] if position < len(texts) else self._request(probe, 1)[0]
+
+
+def chunks(todo: Sequence[tuple[str, int]], per_request: int) -> dict[tuple[str, int], tuple[int, int, int]]:
+    """(probe_id, sample) -> (chunk, position, size): each probe's samples in ``todo`` (the
+    ones a run will ask, in order) cut into chunks of ``per_request``, one request each; a
+    chunk is named by its first sample.
+
+    >>> where = chunks([("a1", s) for s in (1, 4, 5, 6, 7)], 3)
+    >>> [where[("a1", s)] for s in (1, 4, 5, 6, 7)]
+    [(1, 0, 3), (1, 1, 3), (1, 2, 3), (6, 0, 2), (6, 1, 2)]
+    """
+    samples: dict[str, list[int]] = {}
+    for probe_id, sample in todo:
+        samples.setdefault(probe_id, []).append(sample)
+    where = {}
+    for probe_id, wanted in samples.items():
+        for start in range(0, len(wanted), per_request):
+            chunk = wanted[start:start + per_request]
+            where.update({(probe_id, s): (chunk[0], i, len(chunk)) for i, s in enumerate(chunk)})
+    return where
 
 
 def _refuses_n(message: str) -> bool:

@@ -38,13 +38,17 @@ def status_counts(frame: Any, by: str = "group") -> Any:
     return counts.reset_index()
 
 
-def write_folder(out: Path, tables: Mapping[str, Any], meta: Mapping[str, Any], mark: str) -> Path:
-    """``out``/<name>.csv for each table and meta.json (carrying ``mark``), all or nothing."""
+def write_folder(out: Path, tables: Mapping[str, Any], meta: Mapping[str, Any], mark: str,
+                 files: Mapping[str, bytes] | None = None) -> Path:
+    """``out``/<name>.csv for each table, each of ``files`` (name -> bytes: a page, a
+    figure) and meta.json (carrying ``mark``), all or nothing."""
     from stereoprobe.store import marked, replace_folder
 
     def fill(tmp: Path) -> None:
         for name, table in tables.items():
             table.to_csv(tmp / f"{name}.csv", index=False, float_format="%.6g")
+        for name, data in (files or {}).items():
+            (tmp / name).write_bytes(data)
         (tmp / "meta.json").write_text(json.dumps({mark: True, **meta}, indent=2, default=str) + "\n",
                                        encoding="utf-8")
 

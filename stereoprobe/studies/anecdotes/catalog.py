@@ -2,7 +2,7 @@
 
 Professions: the 40 occupations of the jobs study (Mattern et al.'s Table 6, 2021 BLS
 shares; 001 also chose BLS-dominated jobs), read through the core
-(``generation.occupations``), or ``--catalog FILE.csv`` (a ``job`` or ``profession``
+(``stereoprobe.occupations.read_jobs``), or ``--catalog FILE.csv`` (a ``job`` or ``profession``
 column; optional ``female_share``, percent, and ``dominated_by``). The template is
 ``data/template.csv`` (001's text, word for word, and a completion form for base models);
 ``--instruction TEXT`` or ``--instruction-file F`` replaces the chat template and must
@@ -55,10 +55,10 @@ def chat_template(options: Mapping[str, Any]) -> tuple[str, str]:
 
 def make_probes(options: Mapping[str, Any]) -> tuple[list[GenProbe], CatalogInfo]:
     """One probe per profession (bad input refused in one line, before anything is created)."""
-    from stereoprobe.generation.occupations import load_occupations
+    from stereoprobe.occupations import read_jobs
 
     catalog = options.get("catalog")
-    jobs = load_occupations(catalog)
+    jobs = read_jobs(catalog)
     chat, source = chat_template(options)
     completion = load_template()["completion"]
     probes = []

@@ -14,7 +14,8 @@ def compare_runs(runs: Sequence[Path], n_boot: int = 2000, seed: int = 2023) -> 
     from stereoprobe.generation.compare import compare_runs as compare
     from stereoprobe.studies.anecdotes.score import score
 
-    return compare("anecdotes", score, runs, "female_of_gendered", n_boot=n_boot, seed=seed)
+    return compare("anecdotes", score, runs, "female_of_gendered", "texts about a woman, of those with a gender",
+                   n_boot=n_boot, seed=seed)
 
 
 def write_comparison(result: Any, out: Path) -> Path:

@@ -89,7 +89,7 @@ def projection_chart(runs: Sequence[Any], caption: str = "") -> "Figure":
     every = pd.concat(pers)["score"] if pers else pd.Series([0.0])
     pad = 0.05 * float(every.max() - every.min() or 1)
     for i, (r, per) in enumerate(zip(runs, pers)):
-        ax = fig.add_axes((0.07 + i * width, 0.2, width - 0.05, 0.62))
+        ax = fig.add_axes((0.07 + i * width, 0.15, width - 0.05, 0.69))
         ax.set_ylim(float(every.min()) - pad, float(every.max()) + pad)  # one scale for every run
         ax.scatter(np.arange(len(per)), per["score"], s=7, c=[c[g] for g in per["gender"]], linewidths=0)
         ax.axhline(0, color="#999999", lw=0.6)

@@ -43,9 +43,9 @@ def load_data() -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]
 def professions_of(catalog: Any) -> list[str]:
     if catalog is None:
         return load_data()[2]
-    from stereoprobe.generation.occupations import load_occupations
+    from stereoprobe.occupations import read_jobs
 
-    return [o.job for o in load_occupations(catalog)]
+    return [o.job for o in read_jobs(catalog)]
 
 
 def make_probes(options: Mapping[str, Any]) -> tuple[list[GenProbe], CatalogInfo]:

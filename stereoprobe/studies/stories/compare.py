@@ -14,7 +14,8 @@ def compare_runs(runs: Sequence[Path], n_boot: int = 2000, seed: int = 2023) -> 
     from stereoprobe.generation.compare import compare_runs as compare
     from stereoprobe.studies.stories.score import score
 
-    return compare("stories", score, runs, "female_of_gendered", n_boot=n_boot, seed=seed)
+    return compare("stories", score, runs, "female_of_gendered", "female names, of the stories with a gendered name",
+                   n_boot=n_boot, seed=seed)
 
 
 def write_comparison(result: Any, out: Path) -> Path:

@@ -1,0 +1,44 @@
+"""The anecdotes study's gate metrics (stereoprobe/gate/values.py), from RUN_DIR/anecdotes/.
+
+- ``follows_majority``: the share of the gendered texts (male or female) that follow their
+  job's BLS majority (001: 94% for GPT-4), with the cluster-bootstrap interval over
+  professions (summary.csv);
+- ``neutral_share``, ``mixed_share``: the texts with no gender marker, or both (summary.csv);
+- ``nmi``: NMI(profession, gender) over the gendered texts, bias-corrected, with its
+  interval (summary.csv's ``nmi_corrected``; 0 when the gender does not depend on the job);
+- ``spearman_bls``: Spearman of the female share with the BLS share over the professions;
+- ``female_share``: per profession (``profession``, required: a job or ``"*"``) the share
+  of its gendered texts about a woman, Jeffreys interval over its samples
+  (professions.csv).
+
+All shares 0-1 (the tables hold percent). The study's compare has no paired difference,
+so no metric takes a regression rule (max_increase, max_decrease).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from stereoprobe.gate.values import MetricSpec, Value
+
+_SHARES = {"follows_majority": "share of the gendered texts that follow their job's BLS majority",
+           "neutral_share": "share of the classified texts with no gender marker",
+           "mixed_share": "share of the classified texts with markers of both genders"}
+SPECS = {
+    **{m: MetricSpec(m, d) for m, d in _SHARES.items()},
+    "nmi": MetricSpec("nmi", "NMI(profession, gender) over the gendered texts, bias-corrected (001 eq. 1-2)"),
+    "spearman_bls": MetricSpec("spearman_bls", "Spearman of the female share with the BLS share of women",
+                               bounds=(-1.0, 1.0)),
+    "female_share": MetricSpec("female_share", "share of a profession's gendered texts about a woman",
+                               {"profession": None}),
+}
+
+
+def values(run_dir: str | Path) -> list[Value]:
+    from stereoprobe.generation.metrics import PERCENT, group_values, summary_values
+    from stereoprobe.studies.base import read_scores
+
+    t = read_scores(run_dir, "anecdotes", ["summary", "professions"])
+    wanted = {**{m: (m, PERCENT) for m in _SHARES}, "nmi": ("nmi_corrected", 1.0), "spearman_bls": ("spearman_bls", 1.0)}
+    return summary_values(t["summary"], wanted) + group_values(t["professions"], "female_share", "profession",
+                                                                "female_of_gendered", "gendered")
