@@ -9,12 +9,14 @@
 Both figures are optimistic: the rules were fitted to these texts (docs/anecdotes.md has
 the place for the figure on a set the rules never saw). Each label is a person's reading,
 never the classifier's. The floors are the measured counts: a worse classifier fails here.
-The unit tests below show each of gender-3's rules on a text written for the test, with a
+A third file, 61 ordinary SmolLM2 texts, shows how often the rules' cases occur in model
+output. The unit tests below show each of gender-3's rules on a text written for the test, with a
 small name table whose shares are given (p(gf): the share of a name's bearers who are women)."""
 
 from __future__ import annotations
 
 import csv
+import itertools
 from collections import Counter
 
 import pytest
@@ -29,8 +31,9 @@ SET_2 = REPO / "tests" / "data" / "gender_texts_2.csv"
 
 
 def rows(path=DATA):
+    """The rows after the file's leading # comments (a text may have a line starting with #)."""
     with path.open(encoding="utf-8") as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+        return list(csv.DictReader(itertools.dropwhile(lambda line: line.startswith("#"), f)))
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +69,20 @@ def test_the_classifier_agrees_with_the_hand_labels_of_revision_set_2(classifier
     assert {r["label"] for r in texts} == {"male", "female", "neutral", "mixed"}
 
 
+def test_the_classifier_on_ordinary_smollm2_texts_in_no_revision_set(classifier):
+    texts = rows(REPO / "tests" / "data" / "gender_texts_smollm2.csv")
+    assert len(texts) == 61 and {r["source"] for r in texts} == {"smollm2"}
+    assert not {r["text"] for r in texts} & {r["text"] for r in rows() + rows(SET_2)}
+    agree = agreement(texts, classifier)
+    # measured 58 of 61 (95.1%), gender-3, and 58 for gender-2 too: a blogger's "she" beside a baker of no gender,
+    # a list of three doctors (mixed) read as another language, and a dish's name ("Croque Meline") read as a name
+    assert agree[("smollm2", True)] >= 58
+    assert Counter(r["label"] for r in texts) == {"male": 23, "neutral": 20, "female": 17, "mixed": 1}
+
+
 # p(gf) of the names below, as given to the test (nomquamgender's are close: Alex 0.093, Morgan 0.385)
-PGF = {"Alex": 0.09, "Morgan": 0.39, "Tom": 0.01, "James": 0.01, "Joe": 0.01, "Maria": 0.99, "Emma": 0.99, "Anna": 0.99}
+PGF = {"Alex": 0.09, "Morgan": 0.39, "Tom": 0.01, "James": 0.01, "Joe": 0.01,
+       "Maria": 0.99, "Emma": 0.99, "Anna": 0.99, "Priya": 0.99}
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +98,12 @@ def small():
     ("The nurse was a kind woman. She stayed late every night.", "female"),
     # nobody before the woman (no marker, no profession word): she is the person concerned
     ("In a small village lived an old woman. She baked bread for the whole street.", "female"),
+    # a name's 's is the father's determiner, at the start of the sentence: he is introduced, not met
+    ("Priya's father was a teacher. He built the village school.", "male"),
+    # an appositive after someone unnamed is that someone: the father is the homeowner, met; "her" the plumber's
+    ("The teacher arrived at midnight. The homeowner, a tired father of three, thanked her twice.", "female"),
+    # "He ... him" in one clause are two men: the subject is not the boy met, so the text is about a man
+    ("The teacher found the lost boy a book. He read it with him until the bus came.", "male"),
 ])
 def test_a_gendered_noun_met_later_is_a_secondary_person_with_its_pronouns(small, text, label):
     assert small.classify(text, prompt_words("teacher", ""))[0] == label
@@ -100,6 +121,8 @@ def test_a_relative_met_later_is_a_secondary_person_too(small):
      "male"),
     # James is introduced by name, so "his" and "him" stay his: James, his, His, him against mother, she
     ("As a lawyer, James fought for his clients. His mother was proud of him, and she told everyone.", "male"),
+    # "her" comes before "He": the lawyer's (her, He: a tie, the first marker decides)
+    ("The lawyer checked her client's file. He was innocent.", "female"),
 ])
 def test_object_pronouns_of_a_gender_nobody_was_introduced_as_are_someone_elses(small, text, label):
     assert small.classify(text, prompt_words("lawyer", ""))[0] == label

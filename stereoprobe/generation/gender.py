@@ -41,7 +41,7 @@ VERSION = "gender-3"
 LABELS = ("male", "female", "neutral", "mixed")
 PRONOUNS = {"he": "male", "him": "male", "his": "male", "himself": "male",
             "she": "female", "her": "female", "hers": "female", "herself": "female"}
-SUBJECTS = {"he", "she", "himself", "herself"}  # a reflexive is its clause's subject
+SUBJECTS = {"he", "she", "himself", "herself"}  # a reflexive is its clause's subject's
 NOUNS = {
     **dict.fromkeys("man boy gentleman husband father dad son brother grandfather grandson "
                     "uncle nephew boyfriend fiance king prince businessman fireman policeman chairman "
@@ -109,16 +109,21 @@ class _Token:
     sentence: int  # 0: the text's first sentence
     upper: bool
     dotted: bool  # written with a full stop ("Mr.", "Dr.")
+    owner: bool  # written with 's ("Priya's father": a determiner)
+    clause: int  # clauses end at punctuation
 
 
 def _tokens(text: str) -> list[_Token]:
     ends = [m.end() for m in _SENTENCE_END.finditer(text)]
-    out = []
+    out: list[_Token] = []
+    clause = 0
     for match in _TOKEN.finditer(text):
         token = match.group(0)
         word = re.split(r"['’]", token.rstrip("."))[0]
+        if out and (_BREAK.search(text[out[-1].end:match.start()]) or out[-1].dotted and not is_title(out[-1].word)):
+            clause += 1
         out.append(_Token(word, word.lower(), match.start(), match.end(), bisect.bisect_right(ends, match.start()),
-                          word[:1].isupper(), token.endswith(".")))
+                          word[:1].isupper(), token.endswith("."), word != token.rstrip("."), clause))
     return out
 
 
@@ -127,19 +132,28 @@ def _joined(text: str, a: _Token, b: _Token) -> bool:
     return a.sentence == b.sentence and not _BREAK.search(text[a.end:b.start])
 
 
-def _secondary(text: str, toks: list[_Token], i: int) -> bool:
+def _secondary(text: str, toks: list[_Token], i: int, group: set[str]) -> bool:
     """Whether the gendered noun or title ``toks[i]`` is met, not introduced: its phrase (a
-    determiner and at most two words before it: "the frightened boy", "old Mr. Finch")
-    follows a word of its sentence other than "and", "or" or a form of "be" ("told the
-    frightened boy"; not "Anna and her brother", "was a devoted mother", "Her husband, Mr.")."""
+    determiner or a name's 's and at most two words before it: "the frightened boy", "old
+    Mr. Finch") follows a word of its sentence other than "and", "or" or a form of "be"
+    ("told the frightened boy"; not "Anna and her brother", "was a devoted mother",
+    "Priya's father was"), or is set off by a comma after someone unnamed ("The homeowner, a
+    tired father"; not "The nurse, a kind woman", "Her husband, Mr. Johnson")."""
     start = i
     for j in range(i - 1, max(i - 4, -1), -1):
         if not _joined(text, toks[j], toks[j + 1]):
             break
-        if toks[j].low in DETERMINERS:
+        if toks[j].low in DETERMINERS or toks[j].owner and toks[j].upper:
             start = j
             break
-    return start > 0 and _joined(text, toks[start - 1], toks[start]) and toks[start - 1].low not in NOT_MET
+    if start == 0:
+        return False
+    before = toks[start - 1]
+    if _joined(text, before, toks[start]):
+        return before.low not in NOT_MET
+    return (start > 1 and text[before.end:toks[start].start].strip() == "," and before.sentence == toks[start].sentence
+            and _joined(text, toks[start - 2], before) and toks[start - 2].low in DETERMINERS and not before.upper
+            and before.low not in group and before.low not in NOUNS and before.low not in PRONOUNS)
 
 
 def _linked(text: str, toks: list[_Token], i: int, group: set[str]) -> bool:
@@ -163,6 +177,18 @@ def _linked(text: str, toks: list[_Token], i: int, group: set[str]) -> bool:
     return False
 
 
+def _pronoun_kind(text: str, toks: list[_Token], i: int, stop: set[str]) -> str:
+    """"subject" (he, she, himself, herself), "object" (him; her before punctuation or a
+    stop word: "gave her a book", "with her.") or "possessive" (his, hers, her before a word)."""
+    low = toks[i].low
+    if low in SUBJECTS:
+        return "subject"
+    after = toks[i + 1] if i + 1 < len(toks) else None
+    if low == "him" or low == "her" and (after is None or not _joined(text, toks[i], after) or after.low in stop):
+        return "object"
+    return "possessive"
+
+
 def _markers(text: str, skip: set[str], group: set[str]) -> list[Marker]:
     """Pronouns, nouns and gendered titles with their gender; name candidates with None."""
     from stereoprobe.backends.nextword import spacy_stop_words
@@ -181,13 +207,14 @@ def _markers(text: str, skip: set[str], group: set[str]) -> list[Marker]:
             owned = None
         owned = None if owned is None or owned > 2 else owned
         if t.low in PRONOUNS:
-            out.append(Marker(t.word, PRONOUNS[t.low], first, "subject" if t.low in SUBJECTS else "object"))
-        elif t.low in NOUNS and (owned is None or _secondary(text, toks, i)):  # "with my mom": met, no marker
-            out.append(Marker(t.word, NOUNS[t.low], first, "noun", _secondary(text, toks, i), profession or owned is not None))
+            out.append(Marker(t.word, PRONOUNS[t.low], first, _pronoun_kind(text, toks, i, stop), clause=t.clause))
+        elif t.low in NOUNS and (owned is None or _secondary(text, toks, i, group)):  # "with my mom": met, or none
+            met = _secondary(text, toks, i, group)
+            out.append(Marker(t.word, NOUNS[t.low], first, "noun", met, profession or owned is not None))
         elif is_title(t.word):
             gender = title_gender(t.word)
             if gender:  # "Mrs. Jones": the title decides, the surname is not looked up
-                out.append(Marker(t.word, gender, first, "title", _secondary(text, toks, i), profession,
+                out.append(Marker(t.word, gender, first, "title", _secondary(text, toks, i, group), profession,
                                   _linked(text, toks, i, group)))
             after_name, owned = bool(gender), None  # "Dr. Elena Park": the first name is looked up
             profession = profession or t.low in group

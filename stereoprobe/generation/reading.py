@@ -20,26 +20,31 @@ class Marker:
     word: str
     gender: str | None  # None: a name candidate not looked up yet
     first: bool  # in the text's first sentence
-    kind: str  # "subject" (he, she, himself, herself), "object" (him, his, her, hers), "noun", "title", "name"
-    met: bool = False  # a noun or title after a verb or preposition ("told the boy": ``gender._secondary``)
+    kind: str  # "subject" (he, she, himself, herself), "object" (him, her), "possessive" (his, her), "noun",
+    # "title" or "name"
+    met: bool = False  # a noun or title met, not introduced ("told the boy": ``gender._secondary``), or a
+    # name given to one ("an old man named Tom")
     late: bool = False  # after the profession's words
     linked: bool = False  # a name or title joined to the profession ("Bus driver Dolores", "a driver named Joe")
     unisex: bool = False  # a name the table does not give to 95% of one gender (Alex, Sam, Morgan)
+    clause: int = -1  # a pronoun's clause (clauses end at punctuation)
 
     @property
     def pronoun(self) -> bool:
-        return self.kind in ("subject", "object")
+        return self.kind in ("subject", "object", "possessive")
 
 
 def concerned(markers: list[Marker]) -> list[Marker]:
-    """The markers of the person concerned, in order:
+    """The markers of the person concerned, in order (docs/anecdotes.md's rules 1-5):
 
-    - a secondary person (a gendered noun or title met later: "told the frightened boy",
-      "old Mr. Finch") is no marker, and the pronouns of its gender after it are its own,
-      unless earlier markers already gave the person concerned that gender;
-    - when a subject pronoun (he, she) is left, the object and possessive pronouns (him, his,
-      her) of a gender with no subject pronoun, name, title or noun left are someone else's
-      ("The taxi driver ... He bought her a sandwich");
+    - a secondary person (a gendered noun or title met after the person concerned was
+      introduced: "told the frightened boy", "old Mr. Finch"; a name given to it) is no
+      marker, and the pronouns of its gender after it are its own, unless earlier markers
+      already gave the person concerned that gender, or the pronoun is a subject with an
+      object of its gender later in its clause ("He read it with him": two people);
+    - after a subject pronoun (he, she), the object and possessive pronouns (him, his, her)
+      of the other gender are someone else's when no subject pronoun, name, title or noun
+      left has their gender ("The taxi driver ... He bought her a sandwich");
     - a unisex name counts only when another marker left has its majority gender.
 
     >>> m = lambda g, kind="subject", **kw: Marker(g[0], g, False, kind, **kw)
@@ -60,16 +65,37 @@ def concerned(markers: list[Marker]) -> list[Marker]:
             if x.gender not in established:
                 shadowed.add(x.gender)
             continue
-        if x.pronoun and x.gender in shadowed - established:
+        if x.pronoun and x.gender in shadowed - established and not _bound(x, markers[i + 1:]):
             continue
         out.append(x)
         if not x.unisex:
             established.add(x.gender)
-    if any(x.kind == "subject" for x in out):  # object pronouns of a gender nobody was introduced as
-        introduced = {x.gender for x in out if x.kind != "object"}
-        out = [x for x in out if x.kind != "object" or x.gender in introduced]
+    out = _others_objects(out)
     confirmed = {x.gender for x in out if not x.unisex}
     return [x for x in out if not x.unisex or x.gender in confirmed]
+
+
+def _others_objects(markers: list[Marker]) -> list[Marker]:
+    """``markers`` without the object and possessive pronouns that come after a subject
+    pronoun of the other gender when no subject pronoun, name, title or noun gives their
+    gender ("The taxi driver ... He bought her a sandwich, called her parents"; not "The
+    nurse checked her patient's chart. He was better")."""
+    introduced = {x.gender for x in markers if not x.pronoun or x.kind == "subject"}
+    out, subjects = [], set()
+    for x in markers:
+        if x.kind == "subject":
+            subjects.add(x.gender)
+        elif x.pronoun and x.gender not in introduced and subjects - {x.gender}:
+            continue
+        out.append(x)
+    return out
+
+
+def _bound(x: Marker, later: list[Marker]) -> bool:
+    """Whether ``x`` is a subject pronoun with an object pronoun of its gender later in its
+    clause: two people ("He read it with him"), so the subject is not the one met."""
+    return x.kind == "subject" and any(y.kind == "object" and y.gender == x.gender and y.clause == x.clause
+                                       for y in later)
 
 
 def decide(markers: list[Marker]) -> str:
