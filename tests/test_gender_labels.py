@@ -81,7 +81,7 @@ def test_the_classifier_on_ordinary_smollm2_texts_in_no_revision_set(classifier)
 
 
 # p(gf) of the names below, as given to the test (nomquamgender's are close: Alex 0.093, Morgan 0.385)
-PGF = {"Alex": 0.09, "Morgan": 0.39, "Tom": 0.01, "James": 0.01, "Joe": 0.01,
+PGF = {"Alex": 0.09, "Morgan": 0.39, "Taylor": 0.36, "Tom": 0.01, "James": 0.01, "Joe": 0.01,
        "Maria": 0.99, "Emma": 0.99, "Anna": 0.99, "Priya": 0.99}
 
 
@@ -93,6 +93,8 @@ def small():
 @pytest.mark.parametrize("text, label", [
     # the boy is met (after "noticed"), so "him" and "he" are his: she is the teacher's only marker
     ("The teacher noticed a shy boy in the back row. She gave him a book, and he read it twice.", "female"),
+    # the profession's daughter is the person concerned's relative: "she" and "her" are hers, "him" the teacher's
+    ("The teacher's daughter watched him work for hours. Years later, she opened her own school.", "male"),
     # the same words with "and" or "was" before the noun: a pair, and what the person is
     ("Anna and her brother opened a bakery. She made the bread, he made the cakes.", "mixed"),
     ("The nurse was a kind woman. She stayed late every night.", "female"),
@@ -131,11 +133,13 @@ def test_object_pronouns_of_a_gender_nobody_was_introduced_as_are_someone_elses(
 @pytest.mark.parametrize("text, label", [
     ("Alex, a developer, loves their work. They code all night.", "neutral"),  # Alex: 91% men, not 95%
     ("Alex, a developer, loves his work.", "male"),  # "his" confirms Alex's majority
-    # Morgan (61% men) is not confirmed: the boy's "him" is the boy's, and "she" is the judge's
+    # Morgan (61% men): the boy's "him" is the boy's, and the first pronoun after Morgan left is "she"
     ("Judge Morgan listened to the boy's story. Then she sentenced him to community service.", "female"),
     ("Tom, a developer, loves their work.", "male"),  # Tom: 99% men, decides alone
+    # Taylor (64% men) is read by the first pronoun after it, she; the cook's "he" does not make Taylor a man
+    ("Developer Taylor read the code and frowned. \"Again,\" she said to the intern, and he obeyed.", "female"),
 ])
-def test_a_unisex_name_counts_only_when_another_marker_confirms_its_majority(small, text, label):
+def test_a_unisex_name_takes_the_gender_of_the_first_pronoun_after_it(small, text, label):
     assert small.classify(text, prompt_words("developer", ""))[0] == label
 
 

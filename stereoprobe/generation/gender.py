@@ -54,6 +54,9 @@ POSSESSIVES = {"my", "your", "our", "their"}  # of a person of no stated gender
 DETERMINERS = {"a", "an", "the", "this", "that", "his", "her", "its"} | POSSESSIVES
 #: after these a noun is not a secondary person: a pair ("Anna and her brother") or what the person is
 NOT_MET = {"and", "or", "is", "was", "are", "were", "am", "be", "been", "became", "becomes", "become"}
+#: stop words that follow a possessive "her" ("her own garage", "her first job"), not an object "her"
+MODIFIERS = set("own first last whole next former latter other only several few many various very same every two "
+                "three".split())
 LINKS = {"a", "an", "the", "named", "called"}  # "a truck driver named Joe", "Jordan, a software developer"
 _TOKEN = re.compile(r"[A-Za-zÀ-ÿ]+(?:['’][A-Za-z]+)?\.?")
 _BREAK = re.compile(r"[^\w\s'’-]")  # punctuation that ends a phrase ("a 30-year-old man" is one)
@@ -138,11 +141,14 @@ def _secondary(text: str, toks: list[_Token], i: int, group: set[str]) -> bool:
     Mr. Finch") follows a word of its sentence other than "and", "or" or a form of "be"
     ("told the frightened boy"; not "Anna and her brother", "was a devoted mother",
     "Priya's father was"), or is set off by a comma after someone unnamed ("The homeowner, a
-    tired father"; not "The nurse, a kind woman", "Her husband, Mr. Johnson")."""
+    tired father"; not "The nurse, a kind woman", "Her husband, Mr. Johnson"), or is the
+    profession's ("the mechanic's daughter")."""
     start = i
     for j in range(i - 1, max(i - 4, -1), -1):
         if not _joined(text, toks[j], toks[j + 1]):
             break
+        if toks[j].owner and toks[j].low in group:  # "the mechanic's daughter": the person concerned's relative
+            return True
         if toks[j].low in DETERMINERS or toks[j].owner and toks[j].upper:
             start = j
             break
@@ -179,12 +185,14 @@ def _linked(text: str, toks: list[_Token], i: int, group: set[str]) -> bool:
 
 def _pronoun_kind(text: str, toks: list[_Token], i: int, stop: set[str]) -> str:
     """"subject" (he, she, himself, herself), "object" (him; her before punctuation or a
-    stop word: "gave her a book", "with her.") or "possessive" (his, hers, her before a word)."""
+    stop word: "gave her a book", "with her.") or "possessive" (his, hers, her before a word
+    or a ``MODIFIERS`` word: "her own")."""
     low = toks[i].low
     if low in SUBJECTS:
         return "subject"
     after = toks[i + 1] if i + 1 < len(toks) else None
-    if low == "him" or low == "her" and (after is None or not _joined(text, toks[i], after) or after.low in stop):
+    if low == "him" or low == "her" and (after is None or not _joined(text, toks[i], after)
+                                         or after.low in stop and after.low not in MODIFIERS):
         return "object"
     return "possessive"
 

@@ -9,7 +9,7 @@ reading drops the markers that belong to someone other than the person concerned
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 RATIO = 2  # markers of one gender needed per marker of the other to call a text with both
 UNISEX = 0.05  # a name decides alone only when p(gf) <= UNISEX or >= 1 - UNISEX (95% of its bearers)
@@ -45,7 +45,8 @@ def concerned(markers: list[Marker]) -> list[Marker]:
     - after a subject pronoun (he, she), the object and possessive pronouns (him, his, her)
       of the other gender are someone else's when no subject pronoun, name, title or noun
       left has their gender ("The taxi driver ... He bought her a sandwich");
-    - a unisex name counts only when another marker left has its majority gender.
+    - a unisex name takes the gender of the first pronoun left after it, and without one
+      is no marker.
 
     >>> m = lambda g, kind="subject", **kw: Marker(g[0], g, False, kind, **kw)
     >>> [x.word for x in concerned([m("male", "noun", met=True, late=True), m("female"), m("male")])]
@@ -54,8 +55,10 @@ def concerned(markers: list[Marker]) -> list[Marker]:
     ['m', 'm']
     >>> [x.word for x in concerned([m("male"), m("female", "object"), m("female", "object")])]
     ['m']
-    >>> [x.word for x in concerned([m("male", "name", unisex=True), m("female")])]
-    ['f']
+    >>> [(x.word, x.gender) for x in concerned([m("male", "name", unisex=True), m("female")])]
+    [('m', 'female'), ('f', 'female')]
+    >>> concerned([m("male", "name", unisex=True)])
+    []
     """
     established: set[str] = set()
     shadowed: set[str] = set()  # genders of secondary persons met, not (yet) the person concerned's
@@ -70,9 +73,21 @@ def concerned(markers: list[Marker]) -> list[Marker]:
         out.append(x)
         if not x.unisex:
             established.add(x.gender)
-    out = _others_objects(out)
-    confirmed = {x.gender for x in out if not x.unisex}
-    return [x for x in out if not x.unisex or x.gender in confirmed]
+    return _unisex_by_pronoun(_others_objects(out))
+
+
+def _unisex_by_pronoun(markers: list[Marker]) -> list[Marker]:
+    """Each unisex name with the gender of the first pronoun after it ("Chef Taylor ...
+    she said"), or left out when none follows ("Alex ... their work. They")."""
+    out = []
+    for i, x in enumerate(markers):
+        if x.unisex:
+            gender = next((y.gender for y in markers[i + 1:] if y.pronoun), None)
+            if gender is None:
+                continue
+            x = replace(x, gender=gender)
+        out.append(x)
+    return out
 
 
 def _others_objects(markers: list[Marker]) -> list[Marker]:
