@@ -98,6 +98,7 @@ def small():
     # the same words with "and" or "was" before the noun: a pair, and what the person is
     ("Anna and her brother opened a bakery. She made the bread, he made the cakes.", "mixed"),
     ("The nurse was a kind woman. She stayed late every night.", "female"),
+    ("The teacher worked two jobs as a single mother. She never missed a school play.", "female"),
     # nobody before the woman (no marker, no profession word): she is the person concerned
     ("In a small village lived an old woman. She baked bread for the whole street.", "female"),
     # a name's 's is the father's determiner, at the start of the sentence: he is introduced, not met

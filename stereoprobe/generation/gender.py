@@ -52,8 +52,9 @@ NOUNS = {
 }
 POSSESSIVES = {"my", "your", "our", "their"}  # of a person of no stated gender
 DETERMINERS = {"a", "an", "the", "this", "that", "his", "her", "its"} | POSSESSIVES
-#: after these a noun is not a secondary person: a pair ("Anna and her brother") or what the person is
-NOT_MET = {"and", "or", "is", "was", "are", "were", "am", "be", "been", "became", "becomes", "become"}
+#: after these a noun is not a secondary person: a pair ("Anna and her brother") or what the person is ("was a
+#: devoted mother", "as a single mother")
+NOT_MET = {"and", "or", "is", "was", "are", "were", "am", "be", "been", "being", "became", "becomes", "become", "as"}
 #: stop words that follow a possessive "her" ("her own garage", "her first job"), not an object "her"
 MODIFIERS = set("own first last whole next former latter other only several few many various very same every two "
                 "three".split())
@@ -138,7 +139,7 @@ def _joined(text: str, a: _Token, b: _Token) -> bool:
 def _secondary(text: str, toks: list[_Token], i: int, group: set[str]) -> bool:
     """Whether the gendered noun or title ``toks[i]`` is met, not introduced: its phrase (a
     determiner or a name's 's and at most two words before it: "the frightened boy", "old
-    Mr. Finch") follows a word of its sentence other than "and", "or" or a form of "be"
+    Mr. Finch") follows a word of its sentence other than ``NOT_MET``'s ("and", "as", "was")
     ("told the frightened boy"; not "Anna and her brother", "was a devoted mother",
     "Priya's father was"), or is set off by a comma after someone unnamed ("The homeowner, a
     tired father"; not "The nurse, a kind woman", "Her husband, Mr. Johnson"), or is the
