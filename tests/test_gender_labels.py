@@ -6,8 +6,9 @@
   held out for gender-2 (labelled before the classifier was run on them, measured once:
   104 of 116) and then read to write gender-3's rules, so now a second revision set.
 
-Both figures are optimistic: the rules were fitted to these texts (docs/anecdotes.md has
-the place for the figure on a set the rules never saw). Each label is a person's reading,
+Both figures are optimistic: the rules were fitted to these texts. The blind set,
+tests/data/gender_texts_blind.csv (170 texts by an author who never saw the classifier),
+was measured once after the rules were set: 155 of 170, the figure to expect. Each label is a person's reading,
 never the classifier's. The floors are the measured counts: a worse classifier fails here.
 A third file, 61 ordinary SmolLM2 texts, shows how often the rules' cases occur in model
 output. The unit tests below show each of gender-3's rules on a text written for the test, with a
@@ -28,6 +29,7 @@ from stereoprobe.names import NameTable
 
 DATA = REPO / "tests" / "data" / "gender_texts.csv"
 SET_2 = REPO / "tests" / "data" / "gender_texts_2.csv"
+BLIND = REPO / "tests" / "data" / "gender_texts_blind.csv"
 
 
 def rows(path=DATA):
@@ -66,6 +68,18 @@ def test_the_classifier_agrees_with_the_hand_labels_of_revision_set_2(classifier
     # gender-3: 116 of 116 (SmolLM2's 42 of 42, the written ones 74 of 74), after its rules were written from
     # gender-2's twelve disagreements here (gender-2: 104, measured while the set was held out). Optimistic
     assert agree[("smollm2", True)] >= 42 and agree[("hand", True)] >= 74
+    assert {r["label"] for r in texts} == {"male", "female", "neutral", "mixed"}
+
+
+def test_the_classifier_on_the_blind_set_it_never_saw(classifier):
+    texts = rows(BLIND)
+    assert len(texts) == 170 and Counter(r["source"] for r in texts) == {"typical": 120, "hard": 50}
+    assert not {r["text"] for r in texts} & {r["text"] for r in rows() + rows(SET_2)}
+    agree = agreement(texts, classifier)
+    # measured once, after gender-3's rules were set (commit 607c07b): 155 of 170 (91.2%): the 120 typical replies
+    # all agree, the 50 hard cases 35. Below the issue's 97% overall; docs/anecdotes.md lists the 15 disagreements.
+    # Never used to revise the rules: a lower count here is a regression, a higher one needs a new blind set
+    assert agree[("typical", True)] >= 120 and agree[("hard", True)] >= 35
     assert {r["label"] for r in texts} == {"male", "female", "neutral", "mixed"}
 
 
@@ -157,3 +171,9 @@ def test_a_name_given_to_someone_met_is_theirs(small):
     # a person introduced in the first sentence, Tom would make the text mixed)
     text = "Maria helped an old man named Tom. He thanked her with flowers."
     assert small.classify(text)[0] == "female"
+
+
+def test_miss_in_lower_case_is_the_verb_not_a_title(small):
+    # "never miss a week": no gender; "Miss Anna" (capitalised) is the female title
+    assert small.classify("The pilot flies mail to remote towns and they never miss a week.")[0] == "neutral"
+    assert small.classify("Miss Patel, the pilot, flies mail to remote towns.")[0] == "female"

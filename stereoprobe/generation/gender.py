@@ -220,7 +220,7 @@ def _markers(text: str, skip: set[str], group: set[str]) -> list[Marker]:
         elif t.low in NOUNS and (owned is None or _secondary(text, toks, i, group)):  # "with my mom": met, or none
             met = _secondary(text, toks, i, group)
             out.append(Marker(t.word, NOUNS[t.low], first, "noun", met, profession or owned is not None))
-        elif is_title(t.word):
+        elif is_title(t.word) and (t.upper or t.low != "miss"):  # "never miss a week": the verb
             gender = title_gender(t.word)
             if gender:  # "Mrs. Jones": the title decides, the surname is not looked up
                 out.append(Marker(t.word, gender, first, "title", _secondary(text, toks, i, group), profession,
