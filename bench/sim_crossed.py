@@ -26,6 +26,7 @@ COREF = {  # name: (jobs per side, Model kwargs, description)
     "coref-10": (10, {}, "10 x 10 jobs, as coref-20"),
     "coref-10-nojobs": (10, {"job_sd": 0.0}, "10 x 10 jobs, jobs do not differ (pair sd 1)"),
     "coref-10-rare": (10, {"hard": 0.01, "easy": 0.002, "job_sd": 1.0}, "10 x 10, wrong about 1.9%, job sd 1"),
+    "coref-20-rare": (20, {"hard": 0.008, "easy": 0.002}, "default design 20 x 20, wrong about 1.0%, job sd 0.5 (the review's case)"),
     "coref-10-bias": (10, {"bias": 0.25}, "10 x 10, anti-stereotypical answers 25% more often wrong"),
 }
 
