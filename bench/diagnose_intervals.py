@@ -7,10 +7,19 @@
    variance moves with the estimate, and the coverage of alternative intervals at the same
    variance (Clopper-Pearson at the effective size, a t interval on the logit, degrees of
    freedom from the kurtosis of the jobs' contributions).
-2. ``pearson``: the jobs study's correlation with the BLS shares on the two-cluster design
+2. ``rates``: every rate of the coreference tables (Table 3 per scene and overall, the
+   Sterlie rates) in one scenario of bench/sim_crossed.py: the inputs the library gives
+   :func:`stereoprobe.stats.share_interval` (estimate, two-way variance, degrees of freedom,
+   answers, the table's pooled design effect) are recorded per run, and the library's
+   interval is compared with candidates at the same inputs: Korn-Graubard's
+   Clopper-Pearson, a t interval on the logit (delta-method se at the effective size, t
+   with the plan's df), Wilson's score interval at the effective size with z = t(df), and
+   the library's with the pooled design-effect floor only where the variance says nothing.
+3. ``pearson``: the jobs study's correlation with the BLS shares on the two-cluster design
    (tests/jobs_synth.py), vectorised over runs: the library's jackknife and variants.
 
-Usage: ``python bench/diagnose_intervals.py rare --jobs 10 --runs 300`` or
+Usage: ``python bench/diagnose_intervals.py rare --jobs 10 --runs 300``,
+``python bench/diagnose_intervals.py rates --scenario coref-10-rare --runs 400`` or
 ``python bench/diagnose_intervals.py pearson --runs 4000``. Monte-Carlo se of a coverage c
 over R runs: sqrt(c (1 - c) / R).
 """
@@ -25,14 +34,16 @@ import numpy as np
 from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
 
 def _cover(name: str, low, high, true, est) -> None:
-    low, high = np.asarray(low), np.asarray(high)
+    """Coverage (se over runs: axis 0), misses on each side, mean width / (3.92 sd of the estimate), per cell (axis 1)."""
+    low, high, est = np.asarray(low), np.asarray(high), np.asarray(est)
     c = float(((low <= true) & (true <= high)).mean())
+    width = np.mean(np.mean(high - low, axis=0) / (3.92 * np.std(est, axis=0)))
     print(f"  {name:<44} coverage {c:.3f} (se {math.sqrt(c * (1 - c) / len(low)):.3f}), truth below {np.mean(true < low):.3f}, "
-          f"above {np.mean(true > high):.3f}, width / oracle {np.mean(high - low) / (3.92 * np.std(est)):.2f}")
+          f"above {np.mean(true > high):.3f}, width / oracle {width:.2f}")
 
 
 MODELS = {"rare": {"hard": 0.01, "easy": 0.002, "job_sd": 1.0}, "default": {}}  # coref-*-rare; coref-20's
@@ -78,6 +89,75 @@ def rare(k: int, runs: int, boot: int, seed: int, model_name: str = "rare") -> N
     studentised = (est - true) / np.sqrt(var)
     print(f"  studentised estimate: 2.5% and 97.5% quantiles {np.quantile(studentised, [0.025, 0.975]).round(2)}, "
           f"t: +/-{stats.t.ppf(0.975, np.median(df)):.2f}")
+
+
+def _candidate(method: str, pct, var, df, n, deff, level: float = 0.95):
+    """(low, high) % of one candidate interval at the library's inputs (see the module docstring)."""
+    from stereoprobe.stats import share_interval
+
+    p, v = pct / 100, var / 1e4
+    informative = (v > 0) & (p > 0) & (p < 1)
+    if method == "jeffreys, floor where var says nothing":
+        method, deff = "jeffreys", np.where(informative, 1.0, deff)
+    if method in ("jeffreys", "beta"):
+        return share_interval(pct, None, 1, n, level=level, variance=var, df=df, deff_floor=deff, method=method)
+    floor = n / np.maximum(deff, 1.0)
+    m = np.where(informative, np.minimum(p * (1 - p) / np.where(informative, v, 1), floor), floor)  # n_eff
+    t = stats.t.ppf(0.5 + level / 2, np.maximum(df, 1))
+    if method == "wilson":
+        c = (p + t**2 / (2 * m)) / (1 + t**2 / m)
+        h = t / (1 + t**2 / m) * np.sqrt(p * (1 - p) / m + t**2 / (4 * m**2))
+        return 100 * np.clip(c - h, 0, 1), 100 * np.clip(c + h, 0, 1)
+    pt = np.clip(p, 0.5 / (m + 1), 1 - 0.5 / (m + 1))  # logit: a count of 0 taken as 1/2
+    lg, se = np.log(pt / (1 - pt)), 1 / np.sqrt(m * pt * (1 - pt))
+    low, high = 100 / (1 + np.exp(-(lg - t * se))), 100 / (1 + np.exp(-(lg + t * se)))
+    return np.where(p <= 0, 0.0, low), np.where(p >= 1, 100.0, high)
+
+
+CANDIDATES = ("jeffreys", "beta", "logit", "wilson", "jeffreys, floor where var says nothing")
+
+
+def rates(scenario: str, runs: int, boot: int, seed: int) -> None:
+    import stereoprobe.stats as library
+    from coref_synth import Model, design, simulate, truth
+    from sim_crossed import COREF
+
+    from stereoprobe.studies.coreference.criteria import sterlie
+    from stereoprobe.studies.coreference.inference import plan_for
+    from stereoprobe.studies.coreference.tables import table3
+
+    k, kwargs, note = COREF[scenario]
+    d, true = design(k), truth(Model(**kwargs))
+    calls, original = [], library.share_interval
+
+    def recording(share, replicates, n_clusters, n_words, *args, **kw):
+        calls.append([np.asarray(a, float).copy() for a in (share, kw["variance"], kw["df"], n_words)] + [kw["deff_floor"]])
+        return original(share, replicates, n_clusters, n_words, *args, **kw)
+
+    cells = [(f"{m}, {where}", i, sl, true[m]) for i, m in enumerate(("incorrect", "inconsistent", "binary_inconsistent"))
+             for where, sl in (("overall", slice(-1, None)), ("per scene", slice(0, -1)))]
+    cells += [(f"Sterlie {r.upper()} (3 pronouns)", 3 + i, slice(None), np.array([true[f"{p}_{r}"] for p in ("he", "she", "they")]))
+              for i, r in enumerate(("fnr", "fpr", "ppv", "npv"))]
+    rng, out = np.random.default_rng(seed), {c[0]: {m: [] for m in CANDIDATES} for c in cells}
+    library.share_interval = recording
+    try:
+        for r in range(runs):
+            frame = simulate(d, Model(**kwargs), rng)
+            plan = plan_for(frame, boot, seed=r)
+            calls.clear()
+            table3(frame, plan), sterlie(frame, plan)
+            for name, i, sl, t in cells:
+                for m in CANDIDATES:
+                    low, high = _candidate(m, *calls[i])
+                    out[name][m].append((calls[i][0][sl], low[sl], high[sl], np.broadcast_to(t, calls[i][0][sl].shape)))
+    finally:
+        library.share_interval = original
+    print(f"{scenario} ({note}), {runs} runs, {boot} replicates per block")
+    for name, by in out.items():
+        print(f" {name}")
+        for m, rows in by.items():
+            est, low, high, t = (np.stack([row[j] for row in rows]) for j in range(4))
+            _cover(m, low, high, t, est)
 
 
 def pearson(runs: int, seed: int) -> None:
@@ -132,11 +212,17 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["rare", "pearson"])
+    parser.add_argument("what", choices=["rare", "rates", "pearson"])
+    parser.add_argument("--scenario", default="coref-10-rare", help="rates: a coreference scenario of bench/sim_crossed.py")
     parser.add_argument("--jobs", type=int, default=10)
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--boot", type=int, default=100)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--model", choices=sorted(MODELS), default="rare", help="rare: about 1.9%% wrong, job sd 1")
     args = parser.parse_args()
-    rare(args.jobs, args.runs, args.boot, args.seed, args.model) if args.what == "rare" else pearson(args.runs, args.seed)
+    if args.what == "rare":
+        rare(args.jobs, args.runs, args.boot, args.seed, args.model)
+    elif args.what == "rates":
+        rates(args.scenario, args.runs, args.boot, args.seed)
+    else:
+        pearson(args.runs, args.seed)

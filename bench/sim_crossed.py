@@ -26,6 +26,7 @@ COREF = {  # name: (jobs per side, Model kwargs, description)
     "coref-10": (10, {}, "10 x 10 jobs, as coref-20"),
     "coref-10-nojobs": (10, {"job_sd": 0.0}, "10 x 10 jobs, jobs do not differ (pair sd 1)"),
     "coref-10-rare": (10, {"hard": 0.01, "easy": 0.002, "job_sd": 1.0}, "10 x 10, wrong about 1.9%, job sd 1"),
+    "coref-20-rare": (20, {"hard": 0.008, "easy": 0.002}, "default design 20 x 20, wrong about 1.0%, job sd 0.5 (the review's case)"),
     "coref-10-bias": (10, {"bias": 0.25}, "10 x 10, anti-stereotypical answers 25% more often wrong"),
 }
 
@@ -101,6 +102,7 @@ def coref_scenario(name: str, reps: int, boot: int, perms: int, seed: int = 0) -
             t.flag("pronoun differences (15)", pdiff["p"])
             t.flag("pronoun differences: any q < 0.05", [0.0 if (pdiff["q"] < 0.05).any() else 1.0])
             ff = four_fifths(frame, n_perm=perms, seed=r)
+            ff = ff[ff["decides"]]  # he vs she: the four rates Holm adjusts together (the others are reported)
             t.flag("four-fifths, each rate", ff["p"])
             t.flag("four-fifths, any of 4 (raw)", [ff["p"].min()])
             t.flag("four-fifths, any of 4 (Holm)", [ff["p_holm"].min()])

@@ -215,3 +215,37 @@ def test_rare_overall_rate_two_way_variance_is_unbiased():
     ratio = np.sqrt(np.mean(var)) / np.std(est)
     assert 0.85 <= ratio <= 1.10, ratio
     assert np.corrcoef(est, var)[0, 1] > 0.6
+
+
+def _scene_rates(wrong_in_third: int):
+    """rate_table over 6 x 6 jobs, three scenes of 6 answers per pair (216 a scene): in the first two,
+    every answer is wrong in the 12 pairs of two women-dominated jobs (33%, one job's answers all
+    alike: a design effect far above 1); in the third, ``wrong_in_third`` wrong answers in one pair."""
+    import pandas as pd
+
+    from stereoprobe.studies.coreference.inference import make_plan, rate_table
+
+    pairs = [(f"w{i}", f"m{j}") for i in range(6) for j in range(6)]
+    rows = pd.DataFrame([{"cluster": f"{a} / {b}", "profession_a": a, "profession_b": b, "gender_a": "women",
+                          "gender_b": "men", "scene": s, "wrong": s < 2 and a in ("w0", "w1")}
+                         for a, b in pairs for s in range(3) for _ in range(6)])
+    third = np.flatnonzero((rows["scene"] == 2).to_numpy())[:wrong_in_third]
+    rows.loc[third, "wrong"] = True
+    plan = make_plan(rows["cluster"], 200, seed=3, members=rows)
+    return rate_table(plan, rows["cluster"], rows["wrong"].to_numpy(float), np.ones(len(rows)),
+                      rows["scene"].to_numpy(), ["a", "b", "c"])
+
+
+def test_a_scene_interval_is_monotone_in_its_count_under_the_pooled_design_effect():
+    # docs/statistics.md (coreference, default design): the table's pooled design effect floors every cell,
+    # not only cells at 0. 0 of 216 wrong gets n_eff = 216 / deff; 1 of 216 (one pair, its own design effect
+    # near 1) would otherwise get n_eff near 216 and a narrower interval than 0 of 216. Measured: 0 of 216 ->
+    # 0 to 37.4% (the first scenes' design effect is large), 1 of 216 -> 0.01 to 38.2%; with the floor only
+    # at 0 (bench/diagnose_intervals.py's "floor where var says nothing"), 1 of 216 -> 0.03 to 2.7%
+    from scipy import stats
+
+    zero, one = _scene_rates(0).loc["c"], _scene_rates(1).loc["c"]
+    assert zero["k"] == 0 and one["k"] == 1 and zero["low"] == 0.0
+    # wider than 216 independent answers' Jeffreys upper end (beta(0.5, 216.5) 97.5%: 1.16%)
+    assert zero["high"] > 100 * stats.beta.ppf(0.975, 0.5, 216.5) + 0.5
+    assert one["low"] >= zero["low"] and one["high"] >= zero["high"]
