@@ -76,7 +76,8 @@ SETS: dict[str, dict[str, list]] = {
         "modules": [["stereoprobe/stats"]],
         "tests": ["tests/test_stats_core.py", "tests/test_stats_format_criteria.py", "tests/test_stats_groups.py",
                   "tests/test_stats_intervals.py", "tests/test_stats_robustness.py", "tests/test_review_mutants.py",
-                  "tests/test_properties.py", "tests/test_mutation_kills.py"],
+                  "tests/test_properties.py", "tests/test_mutation_kills.py", "tests/test_stats_crossed.py",
+                  "tests/test_mutation_kills_stats.py"],
     },
 }
 # Survivors whose change cannot alter a result, recognised from the diff's removed (-) and
@@ -151,7 +152,7 @@ def equivalent_reason(diff: str, mutant: str = "") -> str | None:
     return None
 
 
-COPY = ["stereoprobe", "tests", "groups", "lexicons", "docs", "notebooks", "README.md", "pyproject.toml"]
+COPY = ["stereoprobe", "tests", "groups", "lexicons", "docs", "notebooks", "bench", "README.md", "pyproject.toml"]  # bench: tests import its simulators
 
 
 def resolve(name: str) -> tuple[list[str], list[str]]:
