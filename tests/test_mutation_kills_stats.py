@@ -299,3 +299,23 @@ def test_dispersion_of_a_block_with_only_boundary_groups_is_the_pooled_one():
     groups, blocks = ["A"] * 4 + ["B"] * 4 + ["C"] * 2, [0] * 4 + [1] * 4 + [2] * 2
     d = dispersion(neg, polar, groups, blocks, ["t1", "t2", "t1", "t2"] * 2 + ["t1", "t2"])
     assert d.phi == pytest.approx([4 / 3] * 3, rel=1e-6) and list(d.df) == [2, 2, 4]
+
+
+def test_cell_scores_ignore_rows_outside_every_cell():
+    from stereoprobe.stats.variance import cell_scores
+
+    # row 0 in cell 0 (1 of 2 negative), row 1 in no cell (-1): cell 0's share is 1/2, row 1's score 0;
+    # row 0's score (1 - 0.5 x 2) / 2 = 0
+    est, z, den = cell_scores([1, 0], [2, 3], [0, -1], 1)
+    assert est.tolist() == [0.5] and z.tolist() == [0.0, 0.0] and den.tolist() == [2.0]
+
+
+# -- resample.py (cluster_weights) -------------------------------------------------------------
+def test_one_replicate_draws_as_many_clusters_as_there_are():
+    from stereoprobe.stats.resample import cluster_weights
+
+    # a single replicate is allowed: 3 clusters drawn with replacement, multiplicities summing to 3
+    w = cluster_weights([["a", "b", "c"]], 1, seed=0)
+    assert w.shape == (1, 3) and int(w.sum()) == 3
+    with pytest.raises(ValueError):
+        cluster_weights([["a", "b", "c"]], 0)
