@@ -174,6 +174,12 @@ MANUAL.update({
         "same distribution (a seed still fixes the matrix)",
     f"{_S}resample.x_cluster_weights__mutmut_13": "default_rng of a Generator returns that Generator",
     f"{_S}fdr.x_bh__mutmut_20": "statsmodels' multipletests lower-cases the method name",
+    f"{_S}crossed.xǁCrossedPlanǁvariance__mutmut_46": "float ones count the units as bool ones do",
+    f"{_S}crossed.xǁCrossedPlanǁvariance__mutmut_63": "numpy's reshape takes any negative size as the unknown one",
+    f"{_S}crossed.xǁCrossedPlanǁdf__mutmut_24": "a float matrix product is > 0 where the integer one is",
+    f"{_S}criteria.xǁ_Nullǁ__init____mutmut_73": "stacking 1-d arrays along axis 1 is stacking along axis -1",
+    f"{_S}intervals.x_betabinomial_pvalue__mutmut_23": "a negative icc takes the binomial branch, as 0 does",
+    f"{_S}dispersion.x__fit__mutmut_66": "g holds every code 0..n_g-1, so the bincount has n_g entries anyway",
     f"{_S}variance.x_cluster_variance__mutmut_84": "sh holds every code 0..len(cs)-1, so the bincount has len(cs) entries",
 })
 

@@ -319,3 +319,69 @@ def test_one_replicate_draws_as_many_clusters_as_there_are():
     assert w.shape == (1, 3) and int(w.sum()) == 3
     with pytest.raises(ValueError):
         cluster_weights([["a", "b", "c"]], 0)
+
+
+def test_crossed_plan_draws_every_block_from_its_seed():
+    from stereoprobe.stats.crossed import crossed_plan
+
+    args = (["a", "b", "c", "d"], ["w", "x", "y", "z"], 20)
+    sides = {"first_side": ["f"] * 4, "second_side": ["m"] * 4}
+    one, again = crossed_plan(*args, seed=3, **sides), crossed_plan(*args, seed=np.random.default_rng(3), **sides)
+    assert np.array_equal(one.weights, again.weights)  # the same seed: the same blocks, units' block included
+    other = crossed_plan(*args, seed=4, **sides)
+    # another seed draws every block anew: each side's 20 replicates of 4 members differ somewhere
+    for block in range(3):
+        rows = slice(20 * block, 20 * (block + 1))
+        assert not np.array_equal(one.weights[rows], other.weights[rows])
+    # a 1-d contributing (one column) gives one number, as no contributing does
+    assert np.ndim(one.df([True] * 4)) == 0 and one.df([True] * 4) == one.df() == 3
+
+
+def test_format_test_of_no_rows_and_of_one_word():
+    import pandas as pd
+
+    from stereoprobe.stats.format_test import format_test
+
+    cols = ["category", "group", "template", "format", "neg", "polar", "pos", "group_key"]
+    empty = format_test(pd.DataFrame({c: [] for c in cols}).astype({"neg": float, "polar": float}), 0.95)
+    assert list(empty["category"]) == ["all"] and empty["groups"][0] == 0
+    # one group: its one question word is negative, neither of its two statement words is: 100% vs 0%,
+    # Cohen's h = 2 asin(1) - 2 asin(0) = pi; one group: no interval, no test
+    one = pd.DataFrame([("c1", "A", "why_are_so", "question", 1, 1, 0, "c1\x1fA"),
+                        ("c1", "A", "are_so", "statement", 0, 2, 2, "c1\x1fA")], columns=cols)
+    t = format_test(one, 0.95).set_index("category")
+    assert t.loc["c1", "difference"] == 100 and t.loc["c1", "cohens_h"] == pytest.approx(math.pi)
+    assert t.loc["c1", "sentence"].startswith("Too few groups")
+
+
+def test_four_fifths_null_counts_replies_of_one_word():
+    from stereoprobe.stats.criteria import permutation_test
+
+    # two groups of three one-word replies; positive: a 2 of 3, b 1 of 3: ratio (1/3) / (2/3) = 0.5.
+    # Each reply counts (one word), so every permutation keeps 3 replies per group: the 3 positive
+    # replies split 3-0 (ratio 0), 2-1 or 1-2 (0.5), 0-3 (0); none is above 0.5: p = 1. The 3-0 and 0-3
+    # splits have chance 2/20 = 10% > 5%, so the null's 5th percentile is 0 (seed 0 draws some of them)
+    out = permutation_test(["a"] * 3 + ["b"] * 3, [0, 0, 1, 0, 1, 1], [1, 1, 0, 1, 0, 0], n_perm=19, seed=0)
+    assert out["four_fifths_ratio"] == 0.5 and out["four_fifths_p"] == 1.0 and out["four_fifths_null_p05"] == 0.0
+
+
+def test_within_groups_when_the_last_group_has_no_words():
+    from stereoprobe.stats.dispersion import Dispersion
+    from stereoprobe.stats.shares import within_groups
+
+    # A and B: three probes of 1 negative word in 4; C: three probes without counted words
+    rows = _probe_rows([("c1", 0, g, 1, 4) for g in "AB" for _ in range(3)] + [("c1", 0, "C", 0, 0)] * 3)
+    out = within_groups(rows, Dispersion(phi=[1.0], df=[6.0], mu=[0.25] * 6 + [0.0] * 3), np.repeat([0, 1, 2], 3),
+                        3, 0.95)
+    assert list(out["n_probes"]) == [3, 3, 0] and list(out["too_few_probes"]) == [False, False, True]
+    assert out["negative_ci_low"][0] < 25 < out["negative_ci_high"][0]  # A's 3 of 12 = 25%
+    assert math.isnan(out["negative_ci_low"][2])
+
+
+def test_betabinomial_pvalue_of_a_missing_total_is_nan():
+    from stereoprobe.stats.intervals import betabinomial_pvalue
+
+    # unit 0 has no observed total (NaN): nothing to test; unit 1: 2 of 4 at rate 0.5 (binomial), the
+    # middle: P(X <= 2) = 11/16 = P(X >= 2), p = min(1, 2 x 11/16) = 1
+    p = betabinomial_pvalue([float("nan"), 2], [4, 4], [0.5, 0.5], 0.0, [0, 1])
+    assert math.isnan(p[0]) and p[1] == pytest.approx(1.0)
