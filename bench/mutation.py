@@ -180,7 +180,14 @@ MANUAL.update({
     f"{_S}criteria.xǁ_Nullǁ__init____mutmut_73": "stacking 1-d arrays along axis 1 is stacking along axis -1",
     f"{_S}intervals.x_betabinomial_pvalue__mutmut_23": "a negative icc takes the binomial branch, as 0 does",
     f"{_S}dispersion.x__fit__mutmut_66": "g holds every code 0..n_g-1, so the bincount has n_g entries anyway",
-    f"{_S}variance.x_cluster_variance__mutmut_84": "sh holds every code 0..len(cs)-1, so the bincount has len(cs) entries",
+    f"{_S}variance.x_cell_scores__mutmut_101": "the inner fill is used only where den[c] is 0, where z is 0 anyway",
+    f"{_S}resample.x__draw_children__mutmut_8": "numpy reads the sort kind case-insensitively",
+    **{f"{_S}resample.x_cluster_weights__mutmut_{n}": "an extra stratum without clusters draws nothing"
+       for n in (30, 31)},
+    f"{_S}correlation.x_correlation__mutmut_25": "with one side constant scipy and the jackknife give NaN "
+        "(scipy with a warning): the same NaNs the guard returns",
+    **{f"{_S}variance.x_cluster_variance__mutmut_{n}": "sh holds every code 0..len(cs)-1, so the bincount has "
+       "len(cs) entries anyway" for n in (84, 92)},
 })
 
 

@@ -56,10 +56,10 @@ def test_n_clusters_by_hand_and_of_no_rows():
 def test_four_fifths_ratio_by_hand():
     from stereoprobe.stats.criteria import four_fifths_ratio
 
-    # shares 1/4 and 3/4; the third group has no counted words and is left out: 0.25 / 0.75 = 1/3
-    assert four_fifths_ratio([1, 3, 0], [4, 4, 0]) == pytest.approx(1 / 3)
-    # a group with a single counted word counts: shares 1/1 and 1/4 -> 0.25
-    assert four_fifths_ratio([1, 1], [1, 4]) == pytest.approx(0.25)
+    # shares 1/2 and 3/4; the third group has no counted words and is left out: 0.5 / 0.75 = 2/3
+    assert four_fifths_ratio([1, 3, 0], [2, 4, 0]) == pytest.approx(2 / 3)
+    # a group with a single counted word counts: shares 1/1 and 2/4 -> 0.5
+    assert four_fifths_ratio([1, 2], [1, 4]) == pytest.approx(0.5)
     assert math.isnan(four_fifths_ratio([0, 0], [0, 0]))  # no counted words at all
 
 
@@ -317,7 +317,7 @@ def test_one_replicate_draws_as_many_clusters_as_there_are():
     # a single replicate is allowed: 3 clusters drawn with replacement, multiplicities summing to 3
     w = cluster_weights([["a", "b", "c"]], 1, seed=0)
     assert w.shape == (1, 3) and int(w.sum()) == 3
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="n_boot must be at least 1"):
         cluster_weights([["a", "b", "c"]], 0)
 
 
@@ -385,3 +385,34 @@ def test_betabinomial_pvalue_of_a_missing_total_is_nan():
     # middle: P(X <= 2) = 11/16 = P(X >= 2), p = min(1, 2 x 11/16) = 1
     p = betabinomial_pvalue([float("nan"), 2], [4, 4], [0.5, 0.5], 0.0, [0, 1])
     assert math.isnan(p[0]) and p[1] == pytest.approx(1.0)
+
+
+def test_bootstrap_se_with_two_clusters_in_one_stratum():
+    from stereoprobe.stats.intervals import bootstrap_se
+
+    # replicates 0 and 2: sd (ddof 1) = sqrt(2); G = 2, H = 1: times sqrt(2 / (2 - 1)): se = 2
+    assert float(bootstrap_se([0.0, 2.0], 2, 1)) == pytest.approx(2.0)
+    assert math.isnan(float(bootstrap_se([0.0, 2.0], 1, 1)))  # one cluster: no variance
+
+
+def test_correlation_guard_level_and_jackknife_by_hand():
+    from scipy import stats
+
+    from stereoprobe.stats.correlation import correlation, jackknife_interval
+
+    x = [1.0, 2.0, 3.0, 4.0, 5.0]
+    # y spans exactly 1 and rises with x: r = 1 (not the "constant" guard)
+    assert correlation(x, [0, 0.25, 0.5, 0.75, 1], "pearson").r == pytest.approx(1.0)
+    y = [2.0, 1.0, 4.0, 3.0, 5.0]
+    wide, narrow = correlation(x, y, "pearson", 0.95), correlation(x, y, "pearson", 0.5)
+    assert wide.low < narrow.low < narrow.high < wide.high  # a 50% interval inside the 95% one
+    # the jackknife by Efron's formula: leave-one-out z_i = atanh r_-i, se^2 = (n-1)/n sum (z_i - mean z)^2,
+    # centre n z - (n-1) mean z_i (bias-corrected), t with n - 1 = 4 df
+    n = 5
+    z = math.atanh(stats.pearsonr(x, y).statistic)
+    loo = [math.atanh(stats.pearsonr(x[:i] + x[i + 1:], y[:i] + y[i + 1:]).statistic) for i in range(n)]
+    mean = sum(loo) / n
+    se = math.sqrt((n - 1) / n * sum((v - mean) ** 2 for v in loo))
+    centre, t = n * z - (n - 1) * mean, stats.t.ppf(0.975, n - 1)
+    low, high = jackknife_interval(np.array(x), np.array(y), "pearson", 0.95)
+    assert (low, high) == pytest.approx((math.tanh(centre - t * se), math.tanh(centre + t * se)), rel=1e-9)
