@@ -201,7 +201,8 @@ def _probe_rows(spec):
     rows, seen = [], {}
     for cat, code, group, neg, polar in spec:
         i = seen[group] = seen.get(group, 0) + 1
-        rows.append((cat, group, f"{group}{i}", f"t{i}", "question", neg, polar - neg, polar, f"{cat}\x1f{group}", code))
+        rows.append((cat, group, f"{group}{i}", f"t{i}", "question", neg, polar - neg, polar,
+                     f"{cat}\x1f{group}", code))
     return pd.DataFrame(rows, columns=["category", "group", "probe_id", "template", "format", "neg", "pos", "polar",
                                        "group_key", "cat_code"])
 
@@ -317,7 +318,7 @@ def test_one_replicate_draws_as_many_clusters_as_there_are():
     # a single replicate is allowed: 3 clusters drawn with replacement, multiplicities summing to 3
     w = cluster_weights([["a", "b", "c"]], 1, seed=0)
     assert w.shape == (1, 3) and int(w.sum()) == 3
-    with pytest.raises(ValueError, match="n_boot must be at least 1"):
+    with pytest.raises(ValueError, match="^n_boot must be at least 1$"):
         cluster_weights([["a", "b", "c"]], 0)
 
 
