@@ -76,7 +76,8 @@ SETS: dict[str, dict[str, list]] = {
         "modules": [["stereoprobe/stats"]],
         "tests": ["tests/test_stats_core.py", "tests/test_stats_format_criteria.py", "tests/test_stats_groups.py",
                   "tests/test_stats_intervals.py", "tests/test_stats_robustness.py", "tests/test_review_mutants.py",
-                  "tests/test_properties.py", "tests/test_mutation_kills.py"],
+                  "tests/test_properties.py", "tests/test_mutation_kills.py", "tests/test_stats_crossed.py",
+                  "tests/test_jobs_stats.py", "tests/test_mutation_kills_stats.py"],
     },
 }
 # Survivors whose change cannot alter a result, recognised from the diff's removed (-) and
@@ -136,6 +137,60 @@ MANUAL = {
 }
 
 
+# The stats set (stereoprobe/stats/): survivors judged equivalent by reading them.
+EQUIVALENT += [
+    (r"np\.asarray\(\w+, np\.(?:float64|int64)\)", r"np\.asarray\(\w+, (?:None)?\)",
+     "positional dtype dropped: the values are already of that dtype, or enter only float arithmetic"),
+    (r"seed: (?:int \| )?Any = \d+", r"seed: (?:int \| )?Any = \d+", "another default seed: any seed is as valid"),
+]
+_S = "stereoprobe.stats."
+MANUAL.update({
+    **{f"{_S}variance.x_satterthwaite__mutmut_{n}": "the inner fill is used only where denom <= 0, where the "
+       "outer np.where gives inf" for n in (54, 56)},
+    **{f"{_S}variance.x_crossed_variance__mutmut_{n}": "zeros of another dtype: still one stratum label"
+       for n in (11, 13, 21, 23)},
+    f"{_S}resample.x_n_clusters__mutmut_8": "the second level's tree is built but unused: tree[0] is the first level",
+    f"{_S}resample.x_replicate_ratio__mutmut_41": "the fill is used only where den <= 0, where the result is NaN",
+    **{f"{_S}criteria.x_four_fifths_ratio__mutmut_{n}": "a zero highest share gives 0 / 0 = NaN, as the guard "
+       "does (with a numpy warning)" for n in (20, 23)},
+    **{f"{_S}criteria.x_permutation_test__mutmut_{n}": "zeros of another dtype: still one stratum"
+       for n in (8, 10)},
+    f"{_S}criteria.x_permutation_test__mutmut_13": "default_rng of a Generator returns that Generator",
+    **{f"{_S}criteria.x_permutation_test__mutmut_{n}": "_Null.test casts the mask to bool" for n in (32, 34)},
+    f"{_S}criteria.x__permutations__mutmut_4": "with no replies the one block [0, 0) is empty and skipped",
+    f"{_S}criteria.xǁ_Nullǁtest__mutmut_61":
+        "< and <= differ only for a null ratio exactly equal to the observed + 1e-12",
+    f"{_S}criteria.x_criteria__mutmut_64": "the mask is already bool",
+    f"{_S}crossed.xǁCrossedPlanǁdf__mutmut_66": "1e+17 is 1e17",
+    f"{_S}crossed.x_crossed_plan__mutmut_65": "split('\\t')[0] is split('\\t', 1)[0]",
+    f"{_S}dispersion.x_dispersion__mutmut_40": "differs only with no rows, where an extra empty group changes nothing",
+    f"{_S}dispersion.x_dispersion__mutmut_47": "factorize codes are 0..n_g-1, so the bincount has n_g entries anyway",
+    f"{_S}dispersion.x_dispersion__mutmut_220": "the fill is used only where df < 1, where the pooled value is taken",
+    **{f"{_S}variance.x_cluster_variance__mutmut_{n}": "returned only when no row is kept: zeros either way "
+       "(floats instead of integers)" for n in (42, 47)},
+    **{f"{_S}resample.x__codes__mutmut_{n}": "a Series of any dtype factorizes to the same first-appearance codes"
+       for n in (3, 5, 14, 15)},
+    f"{_S}resample.x__draw_children__mutmut_4": "children of one parent in another order: another draw from the "
+        "same distribution (a seed still fixes the matrix)",
+    f"{_S}resample.x_cluster_weights__mutmut_13": "default_rng of a Generator returns that Generator",
+    f"{_S}fdr.x_bh__mutmut_20": "statsmodels' multipletests lower-cases the method name",
+    f"{_S}crossed.xǁCrossedPlanǁvariance__mutmut_46": "float ones count the units as bool ones do",
+    f"{_S}crossed.xǁCrossedPlanǁvariance__mutmut_63": "numpy's reshape takes any negative size as the unknown one",
+    f"{_S}crossed.xǁCrossedPlanǁdf__mutmut_24": "a float matrix product is > 0 where the integer one is",
+    f"{_S}criteria.xǁ_Nullǁ__init____mutmut_73": "stacking 1-d arrays along axis 1 is stacking along axis -1",
+    f"{_S}intervals.x_betabinomial_pvalue__mutmut_23": "a negative icc takes the binomial branch, as 0 does",
+    f"{_S}dispersion.x__fit__mutmut_66": "g holds every code 0..n_g-1, so the bincount has n_g entries anyway",
+    f"{_S}variance.x_cell_scores__mutmut_101": "the inner fill is used only where den[c] is 0, where z is 0 anyway",
+    f"{_S}resample.x__draw_children__mutmut_8": "numpy reads the sort kind case-insensitively",
+    **{f"{_S}resample.x_cluster_weights__mutmut_{n}": "an extra stratum without clusters draws nothing"
+       for n in (30, 31)},
+    f"{_S}correlation.x_correlation__mutmut_25": "with one side constant scipy and the jackknife give NaN "
+        "(scipy with a warning): the same NaNs the guard returns",
+    **{f"{_S}variance.x_cluster_variance__mutmut_{n}": "sh holds every code 0..len(cs)-1, so the bincount has "
+       "len(cs) entries anyway" for n in (84, 92)},
+})
+
+
 def equivalent_reason(diff: str, mutant: str = "") -> str | None:
     """The EQUIVALENT (or MANUAL) reason a survivor matches, or None."""
     for name, reason in MANUAL.items():  # by the module's last parts: issue 22 moved the fill-in modules
@@ -151,7 +206,8 @@ def equivalent_reason(diff: str, mutant: str = "") -> str | None:
     return None
 
 
-COPY = ["stereoprobe", "tests", "groups", "lexicons", "docs", "notebooks", "README.md", "pyproject.toml"]
+# bench/: tests/test_stats_groups.py imports its simulator
+COPY = ["stereoprobe", "tests", "groups", "lexicons", "docs", "notebooks", "bench", "README.md", "pyproject.toml"]
 
 
 def resolve(name: str) -> tuple[list[str], list[str]]:
