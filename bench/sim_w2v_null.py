@@ -42,13 +42,15 @@ def run_texts(truth: dict, names: int, samples: int, seed: int):
                     [r[1] for r in rows], [r[0] for r in rows])
 
 
-def simulate(truth: dict, names: int, samples: int, reps: int, n_boot: int) -> dict[str, np.ndarray]:
+def simulate(truth: dict, names: int, samples: int, reps: int, n_boot: int,
+             methods: tuple[str, ...] = ("in-sample", "cross-fit")) -> dict[str, np.ndarray]:
     from stereoprobe.studies.hobbies import w2v
 
-    out: dict[str, list] = {"in-sample": [], "cross-fit": []}
+    out: dict[str, list] = {m: [] for m in methods}
     for rep in range(reps):
         run = run_texts(truth, names, samples, seed=1000 + rep)
-        for method, cross in (("in-sample", False), ("cross-fit", True)):
+        for method in methods:
+            cross = method == "cross-fit"
             r = w2v.compare([run], seed=rep, n_boot=n_boot, cross_fit=cross)[0]
             out[method].append((r.d, r.d_low, r.d_high, r.p_texts, r.p_names))
     return {k: np.array(v) for k, v in out.items()}
@@ -68,6 +70,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=60)
     parser.add_argument("--bootstrap", type=int, default=500)
     parser.add_argument("--truths", default="null,real")
+    parser.add_argument("--methods", default="in-sample,cross-fit")
     args = parser.parse_args()
     import hobbies_synth as synth
 
@@ -78,7 +81,8 @@ def main() -> None:
     print("| truth | method | mean d (± se) | interval covers 0 | MW p < 0.05 (texts) | MW p < 0.05 (names) |")
     print("|---|---|---:|---:|---:|---:|")
     for t in args.truths.split(","):
-        res = simulate(truths[t], args.names, args.samples, args.reps, args.bootstrap)
+        res = simulate(truths[t], args.names, args.samples, args.reps, args.bootstrap,
+                       tuple(args.methods.split(",")))
         for method, a in res.items():
             d, lo, hi, pt, pn = a.T
             print(f"| {t} | {method} | {d.mean():+.3f} ± {d.std(ddof=1) / np.sqrt(len(d)):.3f} | "
