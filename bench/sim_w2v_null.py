@@ -43,11 +43,11 @@ def run_texts(truth: dict, names: int, samples: int, seed: int):
 
 
 def simulate(truth: dict, names: int, samples: int, reps: int, n_boot: int,
-             methods: tuple[str, ...] = ("in-sample", "cross-fit")) -> dict[str, np.ndarray]:
+             methods: tuple[str, ...] = ("in-sample", "cross-fit"), start: int = 0) -> dict[str, np.ndarray]:
     from stereoprobe.studies.hobbies import w2v
 
     out: dict[str, list] = {m: [] for m in methods}
-    for rep in range(reps):
+    for rep in range(start, start + reps):
         run = run_texts(truth, names, samples, seed=1000 + rep)
         for method in methods:
             cross = method == "cross-fit"
@@ -71,6 +71,7 @@ def main() -> None:
     parser.add_argument("--bootstrap", type=int, default=500)
     parser.add_argument("--truths", default="null,real")
     parser.add_argument("--methods", default="in-sample,cross-fit")
+    parser.add_argument("--start", type=int, default=0, help="first replicate (its seeds)")
     args = parser.parse_args()
     import hobbies_synth as synth
 
@@ -82,7 +83,7 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|")
     for t in args.truths.split(","):
         res = simulate(truths[t], args.names, args.samples, args.reps, args.bootstrap,
-                       tuple(args.methods.split(",")))
+                       tuple(args.methods.split(",")), args.start)
         for method, a in res.items():
             d, lo, hi, pt, pn = a.T
             print(f"| {t} | {method} | {d.mean():+.3f} ± {d.std(ddof=1) / np.sqrt(len(d)):.3f} | "

@@ -236,7 +236,7 @@ def test_word2vec_d_is_unbiased_under_the_null_only_when_cross_fitted():
     # Null runs (one hobby distribution for both genders), 20+20 names x 6 samples, seeds 0-3. 001's way
     # (the model scores the texts it was trained on) puts female-name texts towards "she": words that by
     # chance occur more in them are learnt near "she". Measured: in-sample d 0.24, 0.42, 0.46, 0.30 (mean
-    # 0.35; bench/sim_w2v_null.py: +0.2 to +0.4 at every seed); cross-fitted 0.03, 0.23, 0.13, -0.09 (mean 0.08,
+    # 0.35; bench/sim_w2v_null.py: +0.2 to +0.4 at every seed); cross-fitted 0.03, 0.21, 0.11, -0.05 (mean 0.07,
     # sd of one d about 0.1 in the bench, so a mean of four within 0.15 of 0 is what no bias gives).
     runs = [_run(synth.NULL, seed, n_per_gender=20, samples=6) for seed in range(4)]
     old = [w2v.compare([r], seed=s, n_boot=100, cross_fit=False)[0] for s, r in enumerate(runs)]
@@ -244,8 +244,6 @@ def test_word2vec_d_is_unbiased_under_the_null_only_when_cross_fitted():
     assert min(r.d for r in old) > 0.2 and np.mean([r.d for r in old]) > 0.3
     assert abs(np.mean([r.d for r in new])) < 0.15
     assert all(r.d_low < 0 < r.d_high for r in new)
-    fold = w2v.folds(runs[0], seed=0)  # each model's scores shifted to the grand mean: equal fold means
-    assert np.nanmean(new[0].scores[fold == 0]) == pytest.approx(np.nanmean(new[0].scores[fold == 1]))
 
 
 def test_cross_fit_folds_split_each_gender_s_names_in_half_and_keep_a_name_s_texts_together():

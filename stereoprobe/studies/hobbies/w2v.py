@@ -188,15 +188,11 @@ def compare(runs: Sequence[RunTexts], seed: int = 0, n_boot: int = 1000, level: 
     split = [folds(r, seed) for r in runs]
     models = [train([s for r, f in zip(runs, split) for s, k in zip(r.sentences, f) if k == fold], seed=seed,
                     what=f"The texts of fold {fold} (half of each run's names)") for fold in (0, 1)]
-    scores = [np.full(len(r.words), np.nan) for r in runs]
-    for fold in (0, 1):  # a fold's texts scored by the other fold's model
-        for r, f, sc in zip(runs, split, scores):
+    out = []
+    for r, f in zip(runs, split):
+        scores = np.full(len(r.words), np.nan)
+        for fold in (0, 1):  # fold's texts scored by the other fold's model
             idx = np.flatnonzero(f == fold)
-            sc[idx] = text_scores(models[1 - fold], [r.words[i] for i in idx])
-    # The two models' axes differ in where they put the average word: each model's scores are shifted to
-    # the grand mean (one shift per model, over every run's texts), so the fold is no source of spread.
-    every = np.concatenate(scores)
-    fold_of = np.concatenate(split)
-    shift = [np.nanmean(every[fold_of == k]) - np.nanmean(every) for k in (0, 1)]
-    return [project_run(r, sc - np.where(f == 0, shift[0], shift[1]), n_boot, seed, level)
-            for r, f, sc in zip(runs, split, scores)]
+            scores[idx] = text_scores(models[1 - fold], [r.words[i] for i in idx])
+        out.append(project_run(r, scores, n_boot, seed, level))
+    return out
