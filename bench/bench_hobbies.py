@@ -10,8 +10,11 @@ process (bench/timing.py: wall, CPU, peak memory, load before and after):
 
 - ``floor``: the three runs' records read, their texts tokenised and one Word2Vec model
   trained on them with the comparison's settings: what any such comparison must do;
-- ``compare``: ``stereoprobe compare R1 R2 R3 --out DIR``: the same, plus the projection,
-  Mann-Whitney tests, the bootstrap intervals of d (2000 replicates), the figure and page.
+- ``in-sample``: the comparison 001's way (``compare_runs(..., cross_fit=False)``: one
+  model, scoring the texts it was trained on), written like ``compare``;
+- ``compare``: ``stereoprobe compare R1 R2 R3 --out DIR``: the floor's work (as two
+  models, each on half of the names: cross-fitting), plus the projection, Mann-Whitney
+  tests, the bootstrap intervals of d (2000 replicates), the figure and page.
 
 Prints a Markdown table for docs/hobbies.md.
 """
@@ -41,6 +44,12 @@ for run in sys.argv[1:]:
 train(sentences, seed=2023)
 print(len(sentences))
 """
+IN_SAMPLE = """
+import sys
+from pathlib import Path
+from stereoprobe.studies.hobbies.compare import compare_runs, write_comparison
+write_comparison(compare_runs([Path(r) for r in sys.argv[2:]], cross_fit=False), Path(sys.argv[1]))
+"""
 
 
 def collect(truth: dict, model: str, samples: int, out: Path) -> None:
@@ -66,14 +75,18 @@ def main() -> None:
         for run, truth in zip(runs, (synth.PLANTED, synth.PLANTED, synth.NULL)):
             collect(truth, run.name, args.samples, run)
         floor = timed([sys.executable, "-c", FLOOR, *map(str, runs)])
+        old = timed([sys.executable, "-c", IN_SAMPLE, str(Path(tmp) / "old"), *map(str, runs)])
         compare = timed([sys.executable, "-m", "stereoprobe", "compare", *map(str, runs), "--out",
                          str(Path(tmp) / "cmp")])
     texts = floor["output"]
     print(f"Three hobbies runs, {texts} texts; {platform.python_version()}, {os.cpu_count()} cores.\n")
-    print("| step | wall s | CPU s | peak RSS MiB | ratio to floor (wall) | load before / after |")
-    print("|---|---:|---:|---:|---:|---|")
-    for name, t in (("floor: read, tokenise, train Word2Vec", floor), ("stereoprobe compare (3 runs)", compare)):
-        print(f"| {name} | {t['wall']:.1f} | {t['cpu']:.1f} | {t['rss_mb']:.0f} | {t['wall'] / floor['wall']:.2f} | "
+    print("| step | wall s | CPU s | peak RSS MiB | ratio to floor (wall; CPU) | ratio to in-sample (wall; CPU) "
+          "| load before / after |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for name, t in (("floor: read, tokenise, train Word2Vec", floor), ("compare, in-sample (001's way)", old),
+                    ("stereoprobe compare (3 runs, cross-fitted)", compare)):
+        print(f"| {name} | {t['wall']:.1f} | {t['cpu']:.1f} | {t['rss_mb']:.0f} | {t['wall'] / floor['wall']:.2f}; "
+              f"{t['cpu'] / floor['cpu']:.2f} | {t['wall'] / old['wall']:.2f}; {t['cpu'] / old['cpu']:.2f} | "
               f"{t['load_before']:.2f} / {t['load_after']:.2f} |")
 
 

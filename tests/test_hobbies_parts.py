@@ -199,10 +199,10 @@ def test_top_label_nmi_permutes_names_not_texts():
 
 
 # -- Word2Vec ---------------------------------------------------------------------------
-def _run(truth, seed, name="run") -> w2v.RunTexts:
+def _run(truth, seed, name="run", n_per_gender=30, samples=8) -> w2v.RunTexts:
     from stereoprobe.studies.hobbies.text import tokens
 
-    rows = synth.texts(truth, n_per_gender=30, samples=8, seed=seed)
+    rows = synth.texts(truth, n_per_gender=n_per_gender, samples=samples, seed=seed)
     return w2v.RunTexts(name, [tokens(r[4]) for r in rows], [content_words(r[4], [r[0]]) for r in rows],
                         [r[1] for r in rows], [r[0] for r in rows])
 
@@ -230,6 +230,31 @@ def test_word2vec_comparison_finds_a_planted_difference_and_not_a_null():
     assert planted.d > 1 and planted.d_low > 0.5 and planted.p_texts < 1e-10 and planted.p_names < 1e-6
     assert planted.mean_female > planted.mean_male and planted.unscored == 0
     assert null.d_low < 0 < null.d_high and null.p_names > 0.05
+
+
+def test_word2vec_d_is_unbiased_under_the_null_only_when_cross_fitted():
+    # Null runs (one hobby distribution for both genders), 20+20 names x 6 samples, seeds 0-3. 001's way
+    # (the model scores the texts it was trained on) puts female-name texts towards "she": words that by
+    # chance occur more in them are learnt near "she". Measured: in-sample d 0.24, 0.42, 0.46, 0.30 (mean
+    # 0.35; bench/sim_w2v_null.py: +0.2 to +0.4 at every seed); cross-fitted 0.03, 0.21, 0.11, -0.05 (mean 0.07,
+    # sd of one d about 0.1 in the bench, so a mean of four within 0.15 of 0 is what no bias gives).
+    runs = [_run(synth.NULL, seed, n_per_gender=20, samples=6) for seed in range(4)]
+    old = [w2v.compare([r], seed=s, n_boot=100, cross_fit=False)[0] for s, r in enumerate(runs)]
+    new = [w2v.compare([r], seed=s, n_boot=300)[0] for s, r in enumerate(runs)]
+    assert min(r.d for r in old) > 0.2 and np.mean([r.d for r in old]) > 0.3
+    assert abs(np.mean([r.d for r in new])) < 0.15
+    assert all(r.d_low < 0 < r.d_high for r in new)
+
+
+def test_cross_fit_folds_split_each_gender_s_names_in_half_and_keep_a_name_s_texts_together():
+    names = ["A", "A", "B", "C", "C", "D", "E", "F", "G"]  # female A-D (4 names), male E-G (3)
+    run = w2v.RunTexts("r", [[]] * 9, [[]] * 9, ["female"] * 6 + ["male"] * 3, names)
+    fold = w2v.folds(run, seed=1)
+    by_name = {n: {int(k) for k, m in zip(fold, names) if m == n} for n in set(names)}
+    assert all(len(v) == 1 for v in by_name.values())  # a name's texts in one fold
+    assert sorted(by_name[n].pop() for n in "ABCD") == [0, 0, 1, 1]  # 4 female names: 2 and 2
+    assert sorted(by_name[n].pop() for n in "EFG") == [0, 1, 1]  # 3 male names: the odd one in fold 1
+    assert list(w2v.folds(run, seed=1)) == list(fold)
 
 
 def test_word2vec_scores_repeat_across_python_runs():

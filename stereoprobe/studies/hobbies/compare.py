@@ -1,8 +1,9 @@
 """``stereoprobe compare`` of hobbies runs: Sterlie et al.'s comparison across models
 (2024, 001 section 6, Figure 5; w2v.py says how).
 
-One Word2Vec model is trained on the scored texts of every run given (in the order
-given, ``--seed`` its seed); each run's texts are projected on the she-he axis.
+Each run's names are split in two folds; a Word2Vec model trained on one fold's texts of
+every run given (in the order given, ``--seed`` its seed) projects the other fold's texts
+on its she-he axis (cross-fitting: no text is scored by a model that saw it).
 
     DIR/index.html        the page (the briefing's shell)
     DIR/comparison.csv    per run: texts, means, Mann-Whitney p (texts; names), Cohen's d and interval
@@ -23,14 +24,16 @@ from stereoprobe.page.numbers import number
 
 MARK = "stereoprobe_hobbies_comparison"
 NOTE = (
-    "<p><strong>What the numbers mean.</strong> One Word2Vec model was trained on the texts of all the runs "
-    "compared. Each word's score is its position along the line from “he” to “she” (the scalar projection of "
+    "<p><strong>What the numbers mean.</strong> Each run's names were split in two halves; a Word2Vec model "
+    "trained on one half's texts of all the runs compared scored the other half's texts, and the other way "
+    "round, so no text was scored by a model that learnt from it (which would pull female-name texts towards "
+    "“she” even with no real difference). Each word's score is its position along the line from “he” to “she” (the scalar projection of "
     "its vector, from the midpoint of the two, on the direction of “she”: Sterlie et al.'s eq. 9); a text's "
     "score is the mean over its words, leaving out stop words, the student's name and gendered pronouns. "
     "Positive: nearer “she”. Cohen's d is the difference of the female- and male-name means in pooled standard "
     "deviations, its interval from resampling names; the Mann-Whitney p over texts is the paper's test, the one "
     "over name means treats a name's texts as one unit.</p>"
-    "<p><strong>What they do not mean.</strong> The axis is learnt from these texts alone, so it says which "
+    "<p><strong>What they do not mean.</strong> The axes are learnt from these texts alone, so it says which "
     "words the compared models use near “she” and “he”; a d is comparable between runs of one comparison, not "
     "between comparisons. A small corpus gives a noisy model: rerun with another --seed to see how much d "
     "moves.</p>"
@@ -54,7 +57,7 @@ class HobbiesComparison:
 
     def summary(self) -> str:
         lines = [f"Word2Vec over {sum(r.n_female + r.n_male for r in self.runs)} texts of {len(self.runs)} runs "
-                 f"(seed {self.meta['seed']}):"]
+                 f"({self.meta['scoring']}, seed {self.meta['seed']}):"]
         for r in self.runs:
             lines.append(f"  {r.run}: female-name texts {r.mean_female:+.3f}, male-name {r.mean_male:+.3f}; "
                          f"Cohen's d {r.d:.2f} ({r.d_low:.2f} to {r.d_high:.2f}), Mann-Whitney p {pvalue(r.p_texts)} "
@@ -85,7 +88,9 @@ def _labels(runs: Sequence[Path], manifests: Sequence[Any]) -> list[str]:
     return [str(r) for r in runs]
 
 
-def compare_runs(runs: Sequence[Path], n_boot: int = 2000, seed: int = 2023, level: float = 0.95) -> HobbiesComparison:
+def compare_runs(runs: Sequence[Path], n_boot: int = 2000, seed: int = 2023, level: float = 0.95,
+                 cross_fit: bool = True) -> HobbiesComparison:
+    """``cross_fit=False``: 001's in-sample scores (biased under the null; for bench/bench_hobbies.py)."""
     import pandas as pd
 
     from stereoprobe.errors import DataError
@@ -96,13 +101,14 @@ def compare_runs(runs: Sequence[Path], n_boot: int = 2000, seed: int = 2023, lev
     loaded = [_texts(Path(r), str(r)) for r in runs]
     labels = _labels(runs, [m for m, _ in loaded])
     texts = [w2v.RunTexts(lab, t.sentences, t.words, t.genders, t.names) for lab, (_, t) in zip(labels, loaded)]
-    projected = w2v.compare(texts, seed=seed, n_boot=n_boot, level=level)
+    projected = w2v.compare(texts, seed=seed, n_boot=n_boot, level=level, cross_fit=cross_fit)
     table = pd.DataFrame([{"run": r.run, "female_texts": r.n_female, "male_texts": r.n_male,
                            "female_mean": r.mean_female, "male_mean": r.mean_male, "d": r.d, "d_low": r.d_low,
                            "d_high": r.d_high, "p_texts": r.p_texts, "p_names": r.p_names, "unscored": r.unscored}
                           for r in projected])
     meta = {MARK: True, "runs": [str(Path(r).resolve()) for r in runs], "labels": labels, "seed": seed,
-            "bootstrap": n_boot, "level": level, "word2vec": {**w2v.SETTINGS, "workers": 1}}
+            "bootstrap": n_boot, "level": level,
+            "scoring": "cross-fitted (two folds of names)" if cross_fit else "in-sample (001's way)", "word2vec": {**w2v.SETTINGS, "workers": 1}}
     return HobbiesComparison(projected, table, meta)
 
 
@@ -133,10 +139,11 @@ def _page(result: HobbiesComparison, png: bytes) -> str:
             f'</a>.</p><figure class="big"><img src="{img}" alt="she-he scores per name and run" width="1100">'
             f"</figure>{table}")
     settings = [("runs", ", ".join(result.meta["runs"])), ("Word2Vec", json.dumps(result.meta["word2vec"])),
+                ("scoring", result.meta["scoring"]),
                 ("seed", str(result.meta["seed"])), ("bootstrap", str(result.meta["bootstrap"]))]
     return fill_shell("How far apart are female- and male-name texts, model by model?",
-                      esc(f"{len(result.runs)} hobbies runs · one Word2Vec model"), findings,
-                      "Scores from a Word2Vec model trained on these runs' texts only.", body, NOTE, settings)
+                      esc(f"{len(result.runs)} hobbies runs · Word2Vec, {result.meta['scoring']}"), findings,
+                      "Scores from Word2Vec models trained on these runs' texts only, each text by the model that did not see it.", body, NOTE, settings)
 
 
 def write_comparison(result: HobbiesComparison, out: Path) -> Path:

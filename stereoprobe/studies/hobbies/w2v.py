@@ -55,19 +55,21 @@ class RunProjection:
     unscored: int  # texts without a word in the vocabulary
 
 
-def train(sentences: Sequence[Sequence[str]], seed: int = 0) -> Any:
-    """A Word2Vec model's word vectors (gensim KeyedVectors); "she" or "he" missing is a DataError."""
+def train(sentences: Sequence[Sequence[str]], seed: int = 0, what: str = "The texts") -> Any:
+    """A Word2Vec model's word vectors (gensim KeyedVectors); "she" or "he" used fewer than ``min_count``
+    times is a DataError (``what`` names the texts in its message)."""
+    from collections import Counter
+
     from gensim.models import Word2Vec
 
     from stereoprobe.errors import DataError
 
-    model = Word2Vec(sentences=[list(s) for s in sentences], seed=seed, workers=1,
-                     **SETTINGS)
-    missing = [w for w in ("she", "he") if w not in model.wv.key_to_index]
+    counts = Counter(w for s in sentences for w in s if w in ("she", "he"))
+    missing = [w for w in ("she", "he") if counts[w] < SETTINGS["min_count"]]
     if missing:
-        raise DataError(f"The texts use {' and '.join(repr(m) for m in missing)} fewer than "
+        raise DataError(f"{what} use {' and '.join(repr(m) for m in missing)} fewer than "
                         f"{SETTINGS['min_count']} times: the she-he axis needs both; compare runs with more texts.")
-    return model.wv
+    return Word2Vec(sentences=[list(s) for s in sentences], seed=seed, workers=1, **SETTINGS).wv
 
 
 def axis(wv: Any) -> tuple[Any, Any]:
@@ -155,7 +157,42 @@ def _d_interval(frame: Any, n_boot: int, seed: int, level: float) -> tuple[float
     return float(np.nanquantile(ds, alpha)), float(np.nanquantile(ds, 1 - alpha))
 
 
-def compare(runs: Sequence[RunTexts], seed: int = 0, n_boot: int = 1000, level: float = 0.95) -> list[RunProjection]:
-    """Train one model on every run's texts (in the order given) and project each run."""
-    wv = train([s for r in runs for s in r.sentences], seed=seed)
-    return [project_run(r, text_scores(wv, r.words), n_boot, seed, level) for r in runs]
+def folds(run: RunTexts, seed: int) -> Any:
+    """Each text's fold (0 or 1): a run's names of each gender, sorted, shuffled by ``seed`` and cut in half
+    (an odd name out goes to fold 1), so a name's texts share a fold and both folds hold both genders."""
+    import numpy as np
+
+    fold: dict[str, int] = {}
+    for g in sorted(set(run.genders), key=str):
+        names = np.array(sorted({n for n, gg in zip(run.names, run.genders) if gg == g}))
+        for k, n in enumerate(np.random.default_rng(seed).permutation(names)):
+            fold[str(n)] = int(k >= len(names) // 2)
+    return np.array([fold[n] for n in run.names])
+
+
+def compare(runs: Sequence[RunTexts], seed: int = 0, n_boot: int = 1000, level: float = 0.95,
+            cross_fit: bool = True) -> list[RunProjection]:
+    """Project each run's texts on the she-he axis of a model trained on every run's texts (in the order given).
+
+    ``cross_fit`` (the default): a text is scored by a model that never saw it. Each run's names are split in
+    two folds (``folds``); a model trained on fold 0 of every run scores fold 1's texts and one trained on
+    fold 1 scores fold 0's. Scoring the texts the axis was learnt from (``cross_fit=False``, 001's way) biases
+    d towards "she" under the null: words that happen to occur more in female-name texts are learnt near "she"
+    (docs/hobbies.md, bench/sim_w2v_null.py).
+    """
+    import numpy as np
+
+    if not cross_fit:
+        wv = train([s for r in runs for s in r.sentences], seed=seed)
+        return [project_run(r, text_scores(wv, r.words), n_boot, seed, level) for r in runs]
+    split = [folds(r, seed) for r in runs]
+    models = [train([s for r, f in zip(runs, split) for s, k in zip(r.sentences, f) if k == fold], seed=seed,
+                    what=f"The texts of fold {fold} (half of each run's names)") for fold in (0, 1)]
+    out = []
+    for r, f in zip(runs, split):
+        scores = np.full(len(r.words), np.nan)
+        for fold in (0, 1):  # fold's texts scored by the other fold's model
+            idx = np.flatnonzero(f == fold)
+            scores[idx] = text_scores(models[1 - fold], [r.words[i] for i in idx])
+        out.append(project_run(r, scores, n_boot, seed, level))
+    return out
