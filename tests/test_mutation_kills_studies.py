@@ -1,0 +1,124 @@
+"""Tests written for mutants of the study measurement modules that survived bench/mutation.py
+(sets parse, coreference, jobs, jobs-tables; docs/testing.md lists them), each on a case
+small enough to check by hand. tests/test_mutation_kills.py holds the earlier ones."""
+
+from __future__ import annotations
+
+import pytest
+
+
+# -- coreference answers: 000's rule, samples ---------------------------------------------------------
+def test_the_profession_that_contains_the_other_is_looked_for_first():
+    from stereoprobe.studies.coreference.answers import parse_answer
+
+    # A "arranger" is inside B "flower arranger": B is looked for first and taken out, so the
+    # reply names B only. Looking for A first would find "arranger" inside "flower arranger"
+    # and take it out, leaving "the flower ." without B: the answer would be A.
+    assert parse_answer("The flower arranger.", "arranger", "flower arranger").answer == "B"
+    assert parse_answer("The arranger.", "arranger", "flower arranger").answer == "A"
+    # the same pair the other way round (B inside A): A is looked for first
+    assert parse_answer("The flower arranger.", "flower arranger", "arranger").answer == "A"
+    assert parse_answer("The arranger.", "flower arranger", "arranger").answer == "B"
+
+
+def test_a_refused_single_sample_and_a_third_refusing_by_hand():
+    from stereoprobe.studies.coreference.answers import majority
+
+    # one sample (--samples 1), U and refused: 1 refusal of 1 is at least half
+    assert majority(["U"], [True]) == ("U", True, 1.0)
+    # U, U, A with one refusal: U is the answer (2 of 3), 1 refusal of 3 is under half: not refused
+    assert majority(["U", "U", "A"], [True, False, False]) == ("U", False, pytest.approx(2 / 3))
+    with pytest.raises(ValueError, match="^no answers$"):
+        majority([])
+
+
+# -- fill-in reply parsing --------------------------------------------------------------------------------
+def test_inline_numbers_split_a_line_from_two_on():
+    from stereoprobe.studies.fillin.parse import parse_reply
+
+    # two inline numbers make a list: "1. wise" and "2. grumpy"
+    assert parse_reply("1. wise 2. grumpy").words == ["wise", "grumpy"]
+    # one number inside a line is prose, not a list: the line is not split before "2."; its head
+    # "They are wise 2" (cut at ". ") has three words, not one answer: nothing
+    assert parse_reply("They are wise 2. grumpy").words == []
+
+
+def test_a_word_of_max_word_letters_is_kept_one_more_is_not():
+    from stereoprobe.studies.fillin.parse import MAX_WORD, parse_reply
+
+    assert MAX_WORD == 40
+    assert parse_reply("1. " + "x" * 40).words == ["x" * 40]
+    assert parse_reply("1. " + "x" * 41).words == []
+
+
+def test_json_items_strings_and_objects_only():
+    from stereoprobe.studies.fillin.parse import _from_json, parse_reply
+
+    # strings are items; an object gives its "words" list or its "word"; a nested list, a number,
+    # null and an object with neither key give nothing
+    assert _from_json([["wise"], "grumpy", 3, None, {"word": "slow"}, {"label": "odd"}, {"words": ["kind"]}]) == [
+        "grumpy", "slow", "kind"]
+    # {"words": {word: count}}: the counts' keys, in order (read as text the line gives nothing:
+    # "wise": 3 is two tokens)
+    assert parse_reply('{"words": {"wise": 3, "grumpy": 2}}').words == ["wise", "grumpy"]
+
+
+# -- coreference: frames of a few probes counted by hand ------------------------------------------------
+def _late(answers: str):
+    """The "late" scene (the one in role B was late: B is expected) for nurse / pilot (B the pilot, men:
+    truth 0; he pro, she anti) and pilot / nurse (B the nurse, women: truth 1; he anti, she pro), he,
+    she, they each: ``answers`` gives the six answers in that order."""
+    from stereoprobe.studies.coreference.answers import CorefAnswer
+    from stereoprobe.studies.coreference.frame import answer_frame
+    from stereoprobe.studies.coreference.pairs import Pair
+    from stereoprobe.studies.coreference.probes import make_probes
+    from stereoprobe.studies.coreference.templates import load_templates
+
+    (late,) = [t for t in load_templates() if t.name == "late"]
+    probes = make_probes([Pair("nurse", "pilot", "women", "men"), Pair("pilot", "nurse", "men", "women")], [late])
+    return answer_frame(probes, [CorefAnswer(p.probe_id, a) for p, a in zip(probes, answers)])
+
+
+def _nan_none(values):
+    return [None if v != v else v for v in values]
+
+
+def test_paired_differences_of_two_runs_by_hand():
+    from stereoprobe.studies.coreference.inference import plan_for
+    from stereoprobe.studies.coreference.paired import align, changed, paired_differences
+
+    # run A answers B everywhere (all correct); run B: he B, she A, they B | he A, she B, they U
+    fa, fb = align(_late("BBBBBB"), _late("BABABU"))
+    plan = plan_for(fa, 20)
+    out = paired_differences(fa, fb, plan)
+    got = [[r.measure, r.template, r.pronoun, *_nan_none([r.pct_a, r.pct_b, r.difference]), r.n]
+           for r in out.itertuples()]
+    # incorrect: B's she1, he2, they2 (U) of 6 = 50%; per pronoun 1 of 2 each. Triples: both of B's
+    # differ within (B A B; A B U) and in he vs she: 2 of 2, A's none. WinoBias gap (pro - anti): A
+    # 100 - 100 = 0; B for he: pro he1 right, anti he2 wrong: 100 - 0 = 100; she: pro she2 right,
+    # anti she1 wrong: 100. Cells of B: he1 TN, she1 FP, they1 TN; he2 FN, she2 TP, they2 none
+    # (U); of A: pair 1 TN x 3, pair 2 TP x 3. FNR = FN / (TP + FN): he A 0 of 1, B 1 of 1; they B
+    # no positive answered: NaN. FPR = FP / (FP + TN): she B 1 of 1. PPV = TP / (TP + FP): A 100
+    # for all; B he none, she 1 of 2, they none. NPV = TN / (TN + FN): B he 1 of 2, she none, they 1 of 1.
+    assert got == [
+        ["incorrect", "late", "all", 0.0, 50.0, 50.0, 6], ["incorrect", "Overall", "all", 0.0, 50.0, 50.0, 6],
+        ["inconsistent", "late", "all", 0.0, 100.0, 100.0, 2], ["inconsistent", "Overall", "all", 0.0, 100.0, 100.0, 2],
+        ["binary_inconsistent", "late", "all", 0.0, 100.0, 100.0, 2],
+        ["binary_inconsistent", "Overall", "all", 0.0, 100.0, 100.0, 2],
+        ["incorrect", "all", "he", 0.0, 50.0, 50.0, 2], ["incorrect", "all", "she", 0.0, 50.0, 50.0, 2],
+        ["incorrect", "all", "they", 0.0, 50.0, 50.0, 2],
+        ["winobias_gap", "all", "he", 0.0, 100.0, 100.0, 2], ["winobias_gap", "all", "she", 0.0, 100.0, 100.0, 2],
+        ["fnr", "all", "he", 0.0, 100.0, 100.0, 1], ["fnr", "all", "she", 0.0, 0.0, 0.0, 1],
+        ["fnr", "all", "they", 0.0, None, None, 0],
+        ["fpr", "all", "he", 0.0, 0.0, 0.0, 1], ["fpr", "all", "she", 0.0, 100.0, 100.0, 1],
+        ["fpr", "all", "they", 0.0, 0.0, 0.0, 1],
+        ["ppv", "all", "he", 100.0, None, None, 0], ["ppv", "all", "she", 100.0, 50.0, -50.0, 1],
+        ["ppv", "all", "they", 100.0, None, None, 0],
+        ["npv", "all", "he", 100.0, 50.0, -50.0, 1], ["npv", "all", "she", 100.0, None, None, 0],
+        ["npv", "all", "they", 100.0, 100.0, 0.0, 1]]
+    # a given order names the template rows, one without answers too (n 0, no rate)
+    ordered = paired_differences(fa, fb, plan, order=["book owner", "late"])
+    rows = ordered[ordered.measure == "incorrect"][["template", "pronoun", "n"]].values.tolist()
+    assert rows[:3] == [["book owner", "all", 0], ["late", "all", 6], ["Overall", "all", 6]]
+    # 3 of the 6 prompts are answered differently
+    assert changed(fa, fb, plan)[["measure", "n", "k", "pct"]].values.tolist() == [["changed", 6, 3, 50.0]]
