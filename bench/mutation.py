@@ -147,6 +147,13 @@ MANUAL = {
        for n in (39, 41)},
     "stereoprobe.studies.coreference.paired.x__by__mutmut_59":
         "a second, empty key adds two columns that the contrast's zero weights leave out (inference.contrast)",
+    **{f"stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_{n}":
+       "a bool column's to_numpy(None) is bool; _pairs sums it as float64" for n in (74, 76)},
+    "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_136":
+        "correct is a bool column (frame.with_answers): to_numpy(None) is bool; _pairs sums it as float64",
+    "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_140": "_pairs casts the keys to int64",
+    "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_108":
+        "correct is a bool column (frame.with_answers): to_numpy(None) is the same bool array",
     "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_36":
         "correct is a bool column (frame.with_answers): to_numpy(None) is the same bool array",
     "stereoprobe.studies.coreference.criteria.x_four_fifths_of_rates__mutmut_7":

@@ -120,5 +120,57 @@ def test_paired_differences_of_two_runs_by_hand():
     ordered = paired_differences(fa, fb, plan, order=["book owner", "late"])
     rows = ordered[ordered.measure == "incorrect"][["template", "pronoun", "n"]].values.tolist()
     assert rows[:3] == [["book owner", "all", 0], ["late", "all", 6], ["Overall", "all", 6]]
+    # runs without "they": no row for it
+    binary = [f[f.pronoun != "they"].reset_index(drop=True) for f in (fa, fb)]
+    assert "they" not in set(paired_differences(*binary, plan).pronoun)
     # 3 of the 6 prompts are answered differently
     assert changed(fa, fb, plan)[["measure", "n", "k", "pct"]].values.tolist() == [["changed", 6, 3, 50.0]]
+
+
+def test_a_pronoun_without_criteria_rows_skips_only_its_own_winobias_gap():
+    from stereoprobe.studies.coreference.answers import CorefAnswer
+    from stereoprobe.studies.coreference.frame import answer_frame
+    from stereoprobe.studies.coreference.inference import plan_for
+    from stereoprobe.studies.coreference.paired import align, paired_differences
+    from stereoprobe.studies.coreference.pairs import Pair
+    from stereoprobe.studies.coreference.probes import make_probes
+    from stereoprobe.studies.coreference.templates import load_templates
+
+    # "late" and "book owner" for nurse / pilot and pilot / nurse; every "late" he-prompt failed, so
+    # he is left only in book owner, which is out of the criteria: no he gap, but she still has one.
+    # Run A answers every prompt right; run B names A (the wrong job in "late") for she's
+    # anti-stereotypical prompts: she's gap pro - anti is 100 - 100 = 0 in A, 100 - 0 = 100 in B
+    scenes = [t for t in load_templates() if t.name in ("late", "book owner")]
+    probes = [p for p in make_probes([Pair("nurse", "pilot", "women", "men"), Pair("pilot", "nurse", "men", "women")],
+                                     scenes) if not (p.template == "late" and p.pronoun == "he")]
+    fa = answer_frame(probes, [CorefAnswer(p.probe_id, p.expected) for p in probes])
+    fb = answer_frame(probes, [CorefAnswer(p.probe_id, "A" if (p.pronoun, p.stereotype) == ("she", "anti")
+                                           else p.expected) for p in probes])
+    fa, fb = align(fa, fb)
+    out = paired_differences(fa, fb, plan_for(fa, 20))
+    gaps = out[out.measure == "winobias_gap"]
+    assert gaps[["pronoun", "pct_a", "pct_b", "n"]].values.tolist() == [["she", 0.0, 100.0, 2]]
+
+
+def test_paired_winobias_gap_with_four_different_cells():
+    from stereoprobe.studies.coreference.answers import CorefAnswer
+    from stereoprobe.studies.coreference.frame import answer_frame
+    from stereoprobe.studies.coreference.inference import plan_for
+    from stereoprobe.studies.coreference.paired import align, paired_differences
+    from stereoprobe.studies.coreference.pairs import Pair
+    from stereoprobe.studies.coreference.probes import make_probes
+    from stereoprobe.studies.coreference.templates import load_templates
+
+    # "late" and "cake" (B expected in both) for nurse / pilot (he pro) and pilot / nurse (he anti).
+    # Run A's he: both pro prompts wrong (0%), anti: late right, cake wrong (50%): gap 0 - 50 = -50.
+    # Run B's he all right: 100 - 100 = 0; B - A = +50 over 2 pro + 2 anti prompts. she: 0 and 0
+    scenes = [t for t in load_templates() if t.name in ("late", "cake")]
+    probes = make_probes([Pair("nurse", "pilot", "women", "men"), Pair("pilot", "nurse", "men", "women")], scenes)
+    wrong_in_a = {("late", "pro"), ("cake", "pro"), ("cake", "anti")}
+    fa = answer_frame(probes, [CorefAnswer(p.probe_id, "A" if p.pronoun == "he" and (p.template, p.stereotype)
+                                           in wrong_in_a else "B") for p in probes])
+    fb = answer_frame(probes, [CorefAnswer(p.probe_id, "B") for p in probes])
+    out = paired_differences(*align(fa, fb), plan_for(fa, 20))
+    gaps = out[out.measure == "winobias_gap"]
+    assert gaps[["pronoun", "pct_a", "pct_b", "difference", "n"]].values.tolist() == [
+        ["he", -50.0, 0.0, 50.0, 4], ["she", 0.0, 0.0, 0.0, 4]]
