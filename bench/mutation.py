@@ -152,6 +152,16 @@ MANUAL = {
     "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_136":
         "correct is a bool column (frame.with_answers): to_numpy(None) is bool; _pairs sums it as float64",
     "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_140": "_pairs casts the keys to int64",
+    **{f"stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_{n}":
+       "both sides hold the same aligned prompts: side B's count of a cell is side A's" for n in (198, 199)},
+    "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_215": "None is falsy, as False",
+    **{f"stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_{n}":
+       "a bool column or an integer sum as it is; _pairs sums it as float64" for n in (225, 227)},
+    "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_240":
+        "the table is never empty: the Overall incorrect row is always added",
+    "stereoprobe.studies.coreference.paired.x_changed__mutmut_2": "astype(None) is float64",
+    **{f"stereoprobe.studies.coreference.paired.x_changed__mutmut_{n}": "rate_table casts the keys to int64"
+       for n in (25, 27)},
     "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_108":
         "correct is a bool column (frame.with_answers): to_numpy(None) is the same bool array",
     "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_36":
@@ -252,6 +262,9 @@ def rerun(name: str, work: Path, children: int) -> None:
     added for them): the tests are copied in, mutmut's test-to-function map is rebuilt."""
     out = subprocess.run([sys.executable, "-m", "mutmut", "results"], cwd=work, capture_output=True, text=True).stdout
     names = [m for m, state in re.findall(r"^\s*(\S+): (\w[\w ]*)$", out, re.M) if state in ("survived", "no tests")]
+    show = lambda m: subprocess.run([sys.executable, "-m", "mutmut", "show", m], cwd=work,  # noqa: E731
+                                    capture_output=True, text=True).stdout
+    names = [m for m in names if equivalent_reason(show(m), m) is None]  # an equivalent one survives again
     for target in (work / "tests", work / "mutants" / "tests"):
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(ROOT / "tests", target, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
