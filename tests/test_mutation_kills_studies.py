@@ -174,3 +174,55 @@ def test_paired_winobias_gap_with_four_different_cells():
     gaps = out[out.measure == "winobias_gap"]
     assert gaps[["pronoun", "pct_a", "pct_b", "difference", "n"]].values.tolist() == [
         ["he", -50.0, 0.0, 50.0, 4], ["she", 0.0, 0.0, 0.0, 4]]
+
+
+def test_inconsistent_professions_counted_and_ordered_by_hand():
+    from stereoprobe.studies.coreference.tables import inconsistent_professions
+
+    # three "late" triples: nurse / pilot B A B (inconsistent), nurse / baker B B B (consistent),
+    # pilot / baker A B B (inconsistent). Each profession is in two triples: pilot in 2 inconsistent
+    # ones (100%), baker and nurse in 1 (50%); most first, a tie by name
+    frame = _three_triples("BABBBBABB")
+    out = inconsistent_professions(frame)
+    assert list(out.columns) == ["profession", "inconsistent", "triples", "pct"]
+    assert out.values.tolist() == [["pilot", 2, 2, 100.0], ["baker", 1, 2, 50.0], ["nurse", 1, 2, 50.0]]
+    assert out["inconsistent"].dtype.kind == "i" and list(out.index) == [0, 1, 2]
+    assert inconsistent_professions(frame, top=2)["profession"].tolist() == ["pilot", "baker"]
+    assert len(inconsistent_professions(frame, top=0)) == 3  # 0: no limit, as None
+
+
+def _three_triples(answers: str):
+    from stereoprobe.studies.coreference.answers import CorefAnswer
+    from stereoprobe.studies.coreference.frame import answer_frame
+    from stereoprobe.studies.coreference.pairs import Pair
+    from stereoprobe.studies.coreference.probes import make_probes
+    from stereoprobe.studies.coreference.templates import load_templates
+
+    (late,) = [t for t in load_templates() if t.name == "late"]
+    probes = make_probes([Pair("nurse", "pilot"), Pair("nurse", "baker"), Pair("pilot", "baker")], [late])
+    return answer_frame(probes, [CorefAnswer(p.probe_id, a) for p, a in zip(probes, answers)])
+
+
+def test_pronoun_differences_by_hand():
+    from stereoprobe.studies.coreference.criteria import pronoun_differences
+    from stereoprobe.studies.coreference.inference import plan_for
+
+    # nurse / pilot (truth 0): he B (TN), she A (FP), they A (FP); pilot / nurse (truth 1): he B
+    # (TP), she B (TP), they U (no class). Incorrect: he 0 of 2, she 1 of 2, they 2 of 2 (A, U).
+    # FNR = FN / (TP + FN): he 0 of 1, she 0 of 1, they no positive. FPR = FP / (FP + TN): he 0 of 1,
+    # she and they 1 of 1. PPV = TP / (TP + FP): he 1 of 1, she 1 of 2, they 0 of 1. NPV = TN /
+    # (TN + FN): he 1 of 1, she and they none. difference = pct_1 - pct_2
+    frame = _late("BAABBU")
+    out = pronoun_differences(frame, plan_for(frame, 20))
+    got = [[r.measure, r.pronoun_1, r.pronoun_2, *_nan_none([r.pct_1, r.pct_2, r.difference])]
+           for r in out.itertuples()]
+    n = None
+    assert got == [
+        ["incorrect", "he", "she", 0.0, 50.0, -50.0], ["incorrect", "he", "they", 0.0, 100.0, -100.0],
+        ["incorrect", "she", "they", 50.0, 100.0, -50.0],
+        ["fnr", "he", "she", 0.0, 0.0, 0.0], ["fnr", "he", "they", 0.0, n, n], ["fnr", "she", "they", 0.0, n, n],
+        ["fpr", "he", "she", 0.0, 100.0, -100.0], ["fpr", "he", "they", 0.0, 100.0, -100.0],
+        ["fpr", "she", "they", 100.0, 100.0, 0.0],
+        ["ppv", "he", "she", 100.0, 50.0, 50.0], ["ppv", "he", "they", 100.0, 0.0, 100.0],
+        ["ppv", "she", "they", 50.0, 0.0, 50.0],
+        ["npv", "he", "she", 100.0, n, n], ["npv", "he", "they", 100.0, n, n], ["npv", "she", "they", n, n, n]]
