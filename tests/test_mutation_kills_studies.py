@@ -226,3 +226,31 @@ def test_pronoun_differences_by_hand():
         ["ppv", "he", "she", 100.0, 50.0, 50.0], ["ppv", "he", "they", 100.0, 0.0, 100.0],
         ["ppv", "she", "they", 50.0, 0.0, 50.0],
         ["npv", "he", "she", 100.0, n, n], ["npv", "he", "they", 100.0, n, n], ["npv", "she", "they", n, n, n]]
+
+
+def test_pronoun_differences_of_one_pronoun_is_an_empty_table():
+    from stereoprobe.studies.coreference.criteria import pronoun_differences
+    from stereoprobe.studies.coreference.inference import plan_for
+
+    frame = _late("BAABBU")
+    out = pronoun_differences(frame, plan_for(frame, 20), pronouns=("he",))  # no pair of pronouns
+    assert len(out) == 0 and "q" in out.columns
+
+
+# -- jobs: the independence null permutes within each prompt --------------------------------------------
+def test_independence_permutes_only_within_each_prompt_and_follows_the_seed():
+    from stereoprobe.studies.jobs.stats import independence
+
+    # jobs a and b answer alike within each of three prompts (male, female, half and half): each
+    # job's sum is [1.5, 1.5], NMI 0. Permuting within a prompt swaps identical rows: every null
+    # table is the observed one, null mean 0, p = 1. Mixing rows across prompts (a job getting both
+    # "female" rows) would give null tables with NMI > 0
+    jobs, strata = ["a", "b"] * 3, ["p1", "p1", "p2", "p2", "p3", "p3"]
+    probs = [[1, 0], [1, 0], [0, 1], [0, 1], [.5, .5], [.5, .5]]
+    nmi, null_mean, p = independence(jobs, strata, probs, n_perm=199, seed=0)
+    assert (nmi, null_mean, p) == pytest.approx((0.0, 0.0, 1.0), abs=1e-9)
+    # job a always male, b always female, two prompts: the null is random (mean about 1/2), and the
+    # same seed gives the same null
+    jobs, strata, probs = ["a", "a", "b", "b"], ["p1", "p2", "p1", "p2"], [[1, 0], [1, 0], [0, 1], [0, 1]]
+    assert independence(jobs, strata, probs, n_perm=999, seed=5) == independence(jobs, strata, probs, n_perm=999,
+                                                                                   seed=5)
