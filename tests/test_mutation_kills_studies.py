@@ -254,3 +254,24 @@ def test_independence_permutes_only_within_each_prompt_and_follows_the_seed():
     jobs, strata, probs = ["a", "a", "b", "b"], ["p1", "p2", "p1", "p2"], [[1, 0], [1, 0], [0, 1], [0, 1]]
     assert independence(jobs, strata, probs, n_perm=999, seed=5) == independence(jobs, strata, probs, n_perm=999,
                                                                                    seed=5)
+
+
+def test_sterlie_cells_are_integer_counts():
+    from stereoprobe.studies.coreference.criteria import sterlie
+    from stereoprobe.studies.coreference.inference import plan_for
+
+    # the answers of test_pronoun_differences_by_hand: he TN, TP; she FP, TP; they FP and a U
+    frame = _late("BAABBU")
+    cells = sterlie(frame, plan_for(frame, 20)).set_index("pronoun")[["tp", "fn", "fp", "tn", "unknown"]]
+    assert cells.values.tolist() == [[1, 0, 0, 1, 0], [1, 0, 1, 0, 0], [0, 0, 1, 0, 1]]
+    assert all(dtype.kind == "i" for dtype in cells.dtypes)
+
+
+def test_group_means_of_no_values_at_all_is_one_nan():
+    import numpy as np
+
+    from stereoprobe.studies.jobs.stats import group_means
+
+    # no jobs and no columns known (a flat empty list): one NaN mean, as for one column
+    none = group_means([], [], 100, 0, 0.95)
+    assert none["n"] == 0 and none["mean"].shape == (1,) and np.isnan(none["mean"]).all()
