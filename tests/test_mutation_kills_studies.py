@@ -275,3 +275,13 @@ def test_group_means_of_no_values_at_all_is_one_nan():
     # no jobs and no columns known (a flat empty list): one NaN mean, as for one column
     none = group_means([], [], 100, 0, 0.95)
     assert none["n"] == 0 and none["mean"].shape == (1,) and np.isnan(none["mean"]).all()
+
+
+def test_winobias_of_one_pronoun_has_no_pooled_row():
+    from stereoprobe.studies.coreference.inference import plan_for
+    from stereoprobe.studies.coreference.tables import winobias
+
+    # he: pro (nurse / pilot, B) right, anti (pilot / nurse, A) wrong: 100 - 0 = 100; no "he+..." row
+    frame = _late("BABABU")
+    out = winobias(frame, plan_for(frame, 20), pronouns=("he",))
+    assert out[["pronoun", "pro_pct", "anti_pct", "gap"]].values.tolist() == [["he", 100.0, 0.0, 100.0]]
