@@ -263,14 +263,41 @@ def run_set(name: str, work: Path, children: int) -> dict:
     return result
 
 
+# mutmut show parses a mutated module per call (seconds each on a loaded machine): all diffs at once instead
+_DIFFS = """
+import functools, json, sys
+from mutmut.mutation import diff_apply as d
+from mutmut.mutation.data import SourceFileMutationData
+from mutmut.utils.file_utils import walk_mutatable_files
+d.read_mutants_module = functools.lru_cache(maxsize=None)(d.read_mutants_module)
+wanted, out = set(json.load(sys.stdin)), {}
+for path in walk_mutatable_files():
+    m = SourceFileMutationData(path=path)
+    m.load()
+    for name in wanted & set(m.exit_code_by_key):
+        out[name] = d.get_diff_for_mutant(name, path=m.path)
+json.dump(out, sys.stdout)
+"""
+
+
+def diffs(work: Path, names: list[str]) -> dict[str, str]:
+    """Each mutant's diff (as ``mutmut show`` prints it), read in one process."""
+    if not names:
+        return {}
+    done = subprocess.run([sys.executable, "-c", _DIFFS], cwd=work, input=json.dumps(names), capture_output=True,
+                          text=True)
+    if done.returncode:
+        sys.exit(f"reading the diffs failed: {done.stderr.strip().splitlines()[-1:]}")
+    return json.loads(done.stdout)
+
+
 def rerun(name: str, work: Path, children: int) -> None:
     """Run an earlier run's survivors again against the checkout's current tests (tests
     added for them): the tests are copied in, mutmut's test-to-function map is rebuilt."""
     out = subprocess.run([sys.executable, "-m", "mutmut", "results"], cwd=work, capture_output=True, text=True).stdout
     names = [m for m, state in re.findall(r"^\s*(\S+): (\w[\w ]*)$", out, re.M) if state in ("survived", "no tests")]
-    show = lambda m: subprocess.run([sys.executable, "-m", "mutmut", "show", m], cwd=work,  # noqa: E731
-                                    capture_output=True, text=True).stdout
-    names = [m for m in names if equivalent_reason(show(m), m) is None]  # an equivalent one survives again
+    diff = diffs(work, names)
+    names = [m for m in names if equivalent_reason(diff.get(m, ""), m) is None]  # an equivalent one survives again
     for target in (work / "tests", work / "mutants" / "tests"):
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(ROOT / "tests", target, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
@@ -293,6 +320,7 @@ def summarise(name: str, work: Path) -> dict:
                          capture_output=True, text=True).stdout
     status = dict(re.findall(r"^\s*(\S+): (\w[\w ]*)$", out, re.M))
     per_module: dict[str, dict] = {}
+    diff = diffs(work, [m for m, state in status.items() if state in ("survived", "no tests")])
     for mutant, state in status.items():
         module = mutant.split(".x_")[0].split(".xǁ")[0]
         entry = per_module.setdefault(module, {"total": 0, "counts": {}, "survivors": [], "out_of_scope": 0})
@@ -302,11 +330,10 @@ def summarise(name: str, work: Path) -> dict:
         entry["total"] += 1
         entry["counts"][state] = entry["counts"].get(state, 0) + 1
         if state in ("survived", "no tests"):
-            diff = subprocess.run([sys.executable, "-m", "mutmut", "show", mutant], cwd=work,
-                                  capture_output=True, text=True).stdout
-            reason = equivalent_reason(diff, mutant)
+            reason = equivalent_reason(diff.get(mutant, ""), mutant)
             entry["counts"]["equivalent"] = entry["counts"].get("equivalent", 0) + (reason is not None)
-            entry["survivors"].append({"mutant": mutant, "status": state, "diff": diff, "equivalent": reason})
+            entry["survivors"].append({"mutant": mutant, "status": state, "diff": diff.get(mutant, ""),
+                                       "equivalent": reason})
     for entry in per_module.values():
         c = entry["counts"]
         checked = entry["total"] - c.get("not checked", 0) - c.get("equivalent", 0)
