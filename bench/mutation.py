@@ -172,6 +172,11 @@ MANUAL = {
         "> and >= differ only for a null exactly 1e-12 below the observed NMI; ties at the observed count either way",
     **{f"stereoprobe.studies.coreference.criteria.x_sterlie__mutmut_{n}":
        "bincount converts bool weights to float64 itself" for n in (29, 40)},
+    "stereoprobe.studies.coreference.tables.x_winobias__mutmut_25": "replicates and rate_table cast the keys to int64",
+    "stereoprobe.studies.coreference.tables.x_winobias__mutmut_71":
+        "a third, empty key adds a column that the difference's zero weight leaves out (inference.contrast)",
+    "stereoprobe.studies.coreference.tables.x_winobias__mutmut_76":
+        "weights[None] = 1 sets both columns, then column 1 gets -1: the same weights [1, -1]",
     "stereoprobe.studies.coreference.criteria.x_four_fifths_of_rates__mutmut_7":
         "every rate over the same denominator 2: halving all rates (exact in binary) leaves min / max unchanged",
     **{f"stereoprobe.sentiment.tables.x_shares__mutmut_{n}":
