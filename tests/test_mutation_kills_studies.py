@@ -285,3 +285,12 @@ def test_winobias_of_one_pronoun_has_no_pooled_row():
     frame = _late("BABABU")
     out = winobias(frame, plan_for(frame, 20), pronouns=("he",))
     assert out[["pronoun", "pro_pct", "anti_pct", "gap"]].values.tolist() == [["he", 100.0, 0.0, 100.0]]
+
+
+def test_winobias_of_no_pronoun_is_an_empty_table():
+    from stereoprobe.studies.coreference.inference import plan_for
+    from stereoprobe.studies.coreference.tables import winobias
+
+    frame = _late("BABABU")
+    out = winobias(frame, plan_for(frame, 20), pronouns=())
+    assert len(out) == 0 and "q" in out.columns
