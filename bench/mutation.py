@@ -134,6 +134,8 @@ MANUAL = {
         "with 0 refusals 2 * 0 >= len(answers) is false for any answers (none raised before)",
     **{f"stereoprobe.studies.fillin.parse.x__word__mutmut_{n}": "the first piece of a split is the same for any maxsplit"
        for n in (5, 7)},
+    **{f"stereoprobe.studies.fillin.parse.x__segment__mutmut_{n}":
+       "the first piece of a split is the same for any maxsplit" for n in (19, 21)},
     "stereoprobe.studies.fillin.parse.x__word__mutmut_35": "the word is lower-cased: it holds no upper-case X",
     **{f"stereoprobe.studies.coreference.paired.x_align__mutmut_{n}":
        "merge's default 'on' is the common columns, here exactly KEY" for n in (3, 5, 7, 10, 15, 18)},

@@ -43,6 +43,15 @@ def test_inline_numbers_split_a_line_from_two_on():
     assert parse_reply("They are wise 2. grumpy").words == []
 
 
+def test_a_heading_ends_in_a_colon_before_closing_emphasis():
+    from stereoprobe.studies.fillin.parse import parse_reply
+
+    # "_Positive:_" is a heading (a colon, then only the closing "_"): it gives no word
+    assert parse_reply("_Positive:_\n1. wise\n2. grumpy").words == ["wise", "grumpy"]
+    # "Wise: X" is an item with an explanation, not a heading: its head "Wise" is the word
+    assert parse_reply("1. Wise: X").words == ["wise"]
+
+
 def test_a_word_of_max_word_letters_is_kept_one_more_is_not():
     from stereoprobe.studies.fillin.parse import MAX_WORD, parse_reply
 
