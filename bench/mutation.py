@@ -156,7 +156,8 @@ MANUAL = {
     "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_140": "_pairs casts the keys to int64",
     **{f"stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_{n}":
        "both sides hold the same aligned prompts: side B's count of a cell is side A's" for n in (198, 199)},
-    "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_215": "None is falsy, as False",
+    **{f"stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_{n}": "None is falsy, as False"
+       for n in (94, 215)},
     **{f"stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_{n}":
        "a bool column or an integer sum as it is; _pairs sums it as float64" for n in (225, 227)},
     "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_240":
