@@ -180,6 +180,10 @@ MANUAL = {
         "a third, empty key adds a column that the difference's zero weight leaves out (inference.contrast)",
     "stereoprobe.studies.coreference.tables.x_winobias__mutmut_76":
         "weights[None] = 1 sets both columns, then column 1 gets -1: the same weights [1, -1]",
+    **{f"stereoprobe.studies.coreference.frame.x_triple_table__mutmut_{n}":
+       "np.full with the fill value None builds an object array either way" for n in (36, 39)},
+    "stereoprobe.studies.coreference.frame.x_triple_table__mutmut_44":
+        "the answer column holds strings: to_numpy(None) is the same object array",
     "stereoprobe.studies.coreference.criteria.x_four_fifths_of_rates__mutmut_7":
         "every rate over the same denominator 2: halving all rates (exact in binary) leaves min / max unchanged",
     **{f"stereoprobe.sentiment.tables.x_shares__mutmut_{n}":

@@ -303,3 +303,17 @@ def test_winobias_of_no_pronoun_is_an_empty_table():
     frame = _late("BABABU")
     out = winobias(frame, plan_for(frame, 20), pronouns=())
     assert len(out) == 0 and "q" in out.columns
+
+
+def test_triple_table_columns_and_only_the_pronouns_asked_for():
+    from stereoprobe.studies.coreference.frame import triple_table
+
+    # he B, she A, they B | he A, she B, they U
+    frame = _late("BABABU")
+    assert list(triple_table(frame).columns) == [
+        "triple_id", "cluster", "template", "profession_a", "profession_b", "debias", "answer_he", "answer_she",
+        "answer_they", "complete", "inconsistent", "binary_complete", "binary_inconsistent"]
+    # he and she only: they's answers (B, U) are in no column, she keeps A and B
+    two = triple_table(frame, pronouns=("he", "she"))
+    assert two[["answer_he", "answer_she", "complete", "inconsistent"]].values.tolist() == [
+        ["B", "A", True, True], ["A", "B", True, True]]
