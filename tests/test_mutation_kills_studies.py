@@ -76,7 +76,7 @@ def test_json_items_strings_and_objects_only():
 def _late(answers: str):
     """The "late" scene (the one in role B was late: B is expected) for nurse / pilot (B the pilot, men:
     truth 0; he pro, she anti) and pilot / nurse (B the nurse, women: truth 1; he anti, she pro), he,
-    she, they each: ``answers`` gives the six answers in that order."""
+    she, they each: ``answers`` gives the six answers in that order ("-": not answered, a failed request)."""
     from stereoprobe.studies.coreference.answers import CorefAnswer
     from stereoprobe.studies.coreference.frame import answer_frame
     from stereoprobe.studies.coreference.pairs import Pair
@@ -85,7 +85,7 @@ def _late(answers: str):
 
     (late,) = [t for t in load_templates() if t.name == "late"]
     probes = make_probes([Pair("nurse", "pilot", "women", "men"), Pair("pilot", "nurse", "men", "women")], [late])
-    return answer_frame(probes, [CorefAnswer(p.probe_id, a) for p, a in zip(probes, answers)])
+    return answer_frame(probes, [CorefAnswer(p.probe_id, a) for p, a in zip(probes, answers) if a != "-"])
 
 
 def _nan_none(values):
@@ -317,3 +317,16 @@ def test_triple_table_columns_and_only_the_pronouns_asked_for():
     two = triple_table(frame, pronouns=("he", "she"))
     assert two[["answer_he", "answer_she", "complete", "inconsistent"]].values.tolist() == [
         ["B", "A", True, True], ["A", "B", True, True]]
+
+
+def test_triple_table_complete_per_triple_and_without_he_and_she():
+    from stereoprobe.studies.coreference.frame import triple_table
+
+    # he B, she A, they B (complete, inconsistent) | he not answered, she B, they U: neither
+    # complete nor binary complete (he missing), so neither inconsistent
+    t = triple_table(_late("BAB-BU"))
+    assert t[["complete", "inconsistent", "binary_complete", "binary_inconsistent"]].values.tolist() == [
+        [True, True, True, True], [False, False, False, False]]
+    # without he and she there is no binary pair: False, not missing
+    t = triple_table(_late("BABABU"), pronouns=("he", "they"))
+    assert t["binary_complete"].tolist() == [False, False] and t["binary_inconsistent"].tolist() == [False, False]
