@@ -330,3 +330,28 @@ def test_triple_table_complete_per_triple_and_without_he_and_she():
     # without he and she there is no binary pair: False, not missing
     t = triple_table(_late("BABABU"), pronouns=("he", "they"))
     assert t["binary_complete"].tolist() == [False, False] and t["binary_inconsistent"].tolist() == [False, False]
+
+
+def test_answer_frame_keeps_refusals_and_names_each_bad_answer():
+    from stereoprobe.errors import DataError
+    from stereoprobe.studies.coreference.answers import CorefAnswer
+    from stereoprobe.studies.coreference.frame import answer_frame
+
+    probes = _late_probes()
+    ok = [CorefAnswer(p.probe_id, "U", refused=(i == 1)) for i, p in enumerate(probes[:2])]
+    assert answer_frame(probes, ok)["refused"].tolist() == [False, True]  # the second refused
+    with pytest.raises(DataError, match="unknown probe nope"):
+        answer_frame(probes, [CorefAnswer("nope", "A")])
+    with pytest.raises(DataError, match="two answers"):
+        answer_frame(probes, [ok[0], ok[0]])
+    with pytest.raises(DataError, match="is not A, B or U"):
+        answer_frame(probes, [CorefAnswer(probes[0].probe_id, "X")])
+
+
+def _late_probes():
+    from stereoprobe.studies.coreference.pairs import Pair
+    from stereoprobe.studies.coreference.probes import make_probes
+    from stereoprobe.studies.coreference.templates import load_templates
+
+    (late,) = [t for t in load_templates() if t.name == "late"]
+    return make_probes([Pair("nurse", "pilot", "women", "men"), Pair("pilot", "nurse", "men", "women")], [late])
