@@ -49,7 +49,8 @@ SETS: dict[str, dict[str, list]] = {
         "modules": [["stereoprobe/studies/fillin/parse.py", "stereoprobe/parse.py"],
                     ["stereoprobe/studies/coreference/answers.py"]],
         "tests": ["tests/test_parse.py", "tests/test_coref_metrics.py", "tests/test_review_mutants.py",
-                  "tests/test_properties.py", "tests/test_reparse.py", "tests/test_mutation_kills.py"],
+                  "tests/test_properties.py", "tests/test_reparse.py", "tests/test_mutation_kills.py",
+                  "tests/test_mutation_kills_studies.py"],
     },
     "fillin": {
         "modules": [["stereoprobe/studies/fillin/sentiment/label.py", "stereoprobe/sentiment/label.py"],
@@ -60,17 +61,27 @@ SETS: dict[str, dict[str, list]] = {
     "jobs": {
         "modules": [["stereoprobe/studies/jobs/measure.py"], ["stereoprobe/studies/jobs/stats.py"]],
         "tests": ["tests/test_jobs_stats.py", "tests/test_review_mutants.py", "tests/test_properties.py",
-                  "tests/test_mutation_kills.py", "tests/test_jobs.py", "tests/test_score_served.py"],
+                  "tests/test_mutation_kills.py", "tests/test_jobs.py", "tests/test_score_served.py",
+                  "tests/test_mutation_kills_studies.py"],
     },
     "jobs-tables": {
         "modules": [["stereoprobe/studies/jobs/tables.py"]],
-        "tests": ["tests/test_jobs_stats.py", "tests/test_score_served.py", "tests/test_mutation_kills.py"],
+        "tests": ["tests/test_jobs_stats.py", "tests/test_score_served.py", "tests/test_mutation_kills.py",
+                  "tests/test_mutation_kills_studies.py"],
     },
     "coreference": {
         "modules": [["stereoprobe/studies/coreference/frame.py"], ["stereoprobe/studies/coreference/tables.py"],
                     ["stereoprobe/studies/coreference/criteria.py"], ["stereoprobe/studies/coreference/paired.py"]],
         "tests": ["tests/test_coref_metrics.py", "tests/test_coref_paired.py", "tests/test_coref_stats.py",
-                  "tests/test_score_served.py", "tests/test_review_mutants.py", "tests/test_properties.py"],
+                  "tests/test_score_served.py", "tests/test_review_mutants.py", "tests/test_properties.py",
+                  "tests/test_coref_criteria_001.py", "tests/test_mutation_kills_studies.py"],
+        # the coverage simulations (100 to 200 simulated runs each) take minutes per mutant under mutmut's
+        # trampolines; left out, a mutant only they would kill counts as a survivor
+        "deselect": ["tests/test_coref_stats.py::test_null_intervals_cover_about_95_percent_from_above_and_below",
+                     "tests/test_coref_stats.py::test_null_tests_flag_about_5_percent",
+                     "tests/test_coref_stats.py::test_rare_rates_floor_the_design_effect_at_the_pooled_one",
+                     "tests/test_coref_stats.py::test_rare_overall_rate_two_way_variance_is_unbiased",
+                     "tests/test_coref_paired.py::test_null_paired_intervals_cover_zero_about_95_percent"],
     },
     "stats": {
         "modules": [["stereoprobe/stats"]],
@@ -114,6 +125,68 @@ MANUAL = {
     "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_35": "astype(None) is float64",
     "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_61": "n_strata=1 is the default",
     "stereoprobe.studies.jobs.stats.x_paired_differences__mutmut_83": "n_strata=1 is the default",
+    # -- sets parse (coreference answers), coreference, jobs, jobs-tables: second run --
+    "stereoprobe.studies.coreference.answers.x_parse_answer__mutmut_5":
+        "a missing reply read as 'xxxx' names no profession and no refusal phrase: U, not refused, as ''",
+    "stereoprobe.studies.coreference.answers.x_parse_answer__mutmut_21":
+        "the placeholder's upper-case X cannot be part of a lower-cased profession, as \\x00 cannot",
+    "stereoprobe.studies.coreference.answers.x_decide__mutmut_17": "equal values already returned U the line before",
+    "stereoprobe.studies.coreference.answers.x_majority__mutmut_26":
+        "with 0 refusals 2 * 0 >= len(answers) is false for any answers (none raised before)",
+    **{f"stereoprobe.studies.fillin.parse.x__word__mutmut_{n}": "the first piece of a split is the same for any maxsplit"
+       for n in (5, 7)},
+    **{f"stereoprobe.studies.fillin.parse.x__segment__mutmut_{n}":
+       "the first piece of a split is the same for any maxsplit" for n in (19, 21)},
+    "stereoprobe.studies.fillin.parse.x__word__mutmut_35": "the word is lower-cased: it holds no upper-case X",
+    **{f"stereoprobe.studies.coreference.paired.x_align__mutmut_{n}":
+       "merge's default 'on' is the common columns, here exactly KEY" for n in (3, 5, 7, 10, 15, 18)},
+    **{f"stereoprobe.studies.coreference.paired.x_align__mutmut_{n}":
+       "every key of keys is in both frames, and an inner merge keeps the left keys' order: the same rows"
+       for n in (11, 19)},
+    **{f"stereoprobe.studies.coreference.paired.x__pairs__mutmut_{n}":
+       "replicates sums num and den as float64 (inference._sums): a bool or float input gives the same sums"
+       for n in (10, 12, 16, 18)},
+    **{f"stereoprobe.studies.coreference.paired.x__by__mutmut_{n}": "_pairs casts the keys to int64"
+       for n in (39, 41)},
+    "stereoprobe.studies.coreference.paired.x__by__mutmut_59":
+        "a second, empty key adds two columns that the contrast's zero weights leave out (inference.contrast)",
+    **{f"stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_{n}":
+       "a bool column's to_numpy(None) is bool; _pairs sums it as float64" for n in (74, 76)},
+    "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_136":
+        "correct is a bool column (frame.with_answers): to_numpy(None) is bool; _pairs sums it as float64",
+    "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_140": "_pairs casts the keys to int64",
+    **{f"stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_{n}":
+       "both sides hold the same aligned prompts: side B's count of a cell is side A's" for n in (198, 199)},
+    **{f"stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_{n}": "None is falsy, as False"
+       for n in (94, 215)},
+    **{f"stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_{n}":
+       "a bool column or an integer sum as it is; _pairs sums it as float64" for n in (225, 227)},
+    "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_240":
+        "the table is never empty: the Overall incorrect row is always added",
+    "stereoprobe.studies.coreference.paired.x_changed__mutmut_2": "astype(None) is float64",
+    **{f"stereoprobe.studies.coreference.paired.x_changed__mutmut_{n}": "rate_table casts the keys to int64"
+       for n in (25, 27)},
+    "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_108":
+        "correct is a bool column (frame.with_answers): to_numpy(None) is the same bool array",
+    "stereoprobe.studies.coreference.paired.x_paired_differences__mutmut_36":
+        "correct is a bool column (frame.with_answers): to_numpy(None) is the same bool array",
+    **{f"stereoprobe.studies.coreference.tables.x_inconsistent_professions__mutmut_{n}":
+       "pandas applies kind only when sorting on a single column (two here: lexsort)" for n in (63, 66, 73, 74)},
+    "stereoprobe.studies.jobs.stats.x_independence__mutmut_90":
+        "> and >= differ only for a null exactly 1e-12 below the observed NMI; ties at the observed count either way",
+    **{f"stereoprobe.studies.coreference.criteria.x_sterlie__mutmut_{n}":
+       "bincount converts bool weights to float64 itself" for n in (29, 40)},
+    "stereoprobe.studies.coreference.tables.x_winobias__mutmut_25": "replicates and rate_table cast the keys to int64",
+    "stereoprobe.studies.coreference.tables.x_winobias__mutmut_71":
+        "a third, empty key adds a column that the difference's zero weight leaves out (inference.contrast)",
+    "stereoprobe.studies.coreference.tables.x_winobias__mutmut_76":
+        "weights[None] = 1 sets both columns, then column 1 gets -1: the same weights [1, -1]",
+    **{f"stereoprobe.studies.coreference.frame.x_triple_table__mutmut_{n}":
+       "np.full with the fill value None builds an object array either way" for n in (36, 39)},
+    "stereoprobe.studies.coreference.frame.x_triple_table__mutmut_44":
+        "the answer column holds strings: to_numpy(None) is the same object array",
+    "stereoprobe.studies.coreference.criteria.x_four_fifths_of_rates__mutmut_7":
+        "every rate over the same denominator 2: halving all rates (exact in binary) leaves min / max unchanged",
     **{f"stereoprobe.sentiment.tables.x_shares__mutmut_{n}":
        "a repeated format level changes no sum (groupby over the same levels)" for n in (2, 4, 5)},
     **{f"stereoprobe.sentiment.tables.x_shares__mutmut_{n}":
@@ -224,7 +297,7 @@ def resolve(name: str) -> tuple[list[str], list[str]]:
     return modules, tests
 
 
-def prepare(work: Path, modules: list[str], tests: list[str]) -> None:
+def prepare(work: Path, modules: list[str], tests: list[str], deselected: list[str] = ()) -> None:
     """A scratch copy of the repository with mutmut's settings for this set in pyproject.toml."""
     for item in COPY:
         src = ROOT / item
@@ -233,19 +306,20 @@ def prepare(work: Path, modules: list[str], tests: list[str]) -> None:
         elif src.exists():
             shutil.copy2(src, work / item)
     toml = lambda xs: "[" + ", ".join(json.dumps(x) for x in xs) + "]"  # noqa: E731
+    deselect = [arg for test in deselected for arg in ("--deselect", test)]
     with (work / "pyproject.toml").open("a") as f:
         f.write("\n[tool.mutmut]\n"
                 'source_paths = ["stereoprobe/"]\n'
                 f"only_mutate = {toml(modules)}\n"
                 f"also_copy = {toml([c for c in COPY if c not in ('stereoprobe', 'tests', 'pyproject.toml')])}\n"
                 f"pytest_add_cli_args_test_selection = {toml(tests)}\n"
-                'pytest_add_cli_args = ["-p", "no:cacheprovider", "-o", "addopts=", "-x"]\n'
+                f'pytest_add_cli_args = {toml(["-p", "no:cacheprovider", "-o", "addopts=", "-x", *deselect])}\n'
                 "use_git_change_detection = false\n")
 
 
 def run_set(name: str, work: Path, children: int) -> dict:
     modules, tests = resolve(name)
-    prepare(work, modules, tests)
+    prepare(work, modules, tests, SETS[name].get("deselect", []))
     start, load_before = time.time(), os.getloadavg()
     log = work / "mutmut.log"
     with log.open("w") as f:
@@ -257,15 +331,49 @@ def run_set(name: str, work: Path, children: int) -> dict:
     return result
 
 
+# mutmut show parses a mutated module per call (seconds each on a loaded machine): all diffs at once instead
+_DIFFS = """
+import functools, json, sys
+from mutmut.mutation import diff_apply as d
+from mutmut.mutation.data import SourceFileMutationData
+from mutmut.utils.file_utils import walk_mutatable_files
+d.read_mutants_module = functools.lru_cache(maxsize=None)(d.read_mutants_module)
+wanted, out = set(json.load(sys.stdin)), {}
+for path in walk_mutatable_files():
+    m = SourceFileMutationData(path=path)
+    m.load()
+    for name in wanted & set(m.exit_code_by_key):
+        out[name] = d.get_diff_for_mutant(name, path=m.path)
+json.dump(out, sys.stdout)
+"""
+
+
+def diffs(work: Path, names: list[str]) -> dict[str, str]:
+    """Each mutant's diff (as ``mutmut show`` prints it), read in one process."""
+    if not names:
+        return {}
+    done = subprocess.run([sys.executable, "-c", _DIFFS], cwd=work, input=json.dumps(names), capture_output=True,
+                          text=True)
+    if done.returncode:
+        sys.exit(f"reading the diffs failed: {done.stderr.strip().splitlines()[-1:]}")
+    return json.loads(done.stdout)
+
+
 def rerun(name: str, work: Path, children: int) -> None:
     """Run an earlier run's survivors again against the checkout's current tests (tests
     added for them): the tests are copied in, mutmut's test-to-function map is rebuilt."""
     out = subprocess.run([sys.executable, "-m", "mutmut", "results"], cwd=work, capture_output=True, text=True).stdout
     names = [m for m, state in re.findall(r"^\s*(\S+): (\w[\w ]*)$", out, re.M) if state in ("survived", "no tests")]
+    diff = diffs(work, names)
+    names = [m for m in names if equivalent_reason(diff.get(m, ""), m) is None]  # an equivalent one survives again
     for target in (work / "tests", work / "mutants" / "tests"):
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(ROOT / "tests", target, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
     (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+    toml = work / "pyproject.toml"  # the set's current test files (one may have been added since the run)
+    selection = "pytest_add_cli_args_test_selection = " + json.dumps(resolve(name)[1])
+    toml.write_text(re.sub(r"^pytest_add_cli_args_test_selection = .*$", lambda _: selection, toml.read_text(),
+                           flags=re.M))
     with (work / "mutmut-rerun.log").open("w") as f:
         subprocess.call([sys.executable, "-m", "mutmut", "run", "--max-children", str(children), *names], cwd=work,
                         stdout=f, stderr=subprocess.STDOUT)
@@ -280,6 +388,7 @@ def summarise(name: str, work: Path) -> dict:
                          capture_output=True, text=True).stdout
     status = dict(re.findall(r"^\s*(\S+): (\w[\w ]*)$", out, re.M))
     per_module: dict[str, dict] = {}
+    diff = diffs(work, [m for m, state in status.items() if state in ("survived", "no tests")])
     for mutant, state in status.items():
         module = mutant.split(".x_")[0].split(".xǁ")[0]
         entry = per_module.setdefault(module, {"total": 0, "counts": {}, "survivors": [], "out_of_scope": 0})
@@ -289,11 +398,10 @@ def summarise(name: str, work: Path) -> dict:
         entry["total"] += 1
         entry["counts"][state] = entry["counts"].get(state, 0) + 1
         if state in ("survived", "no tests"):
-            diff = subprocess.run([sys.executable, "-m", "mutmut", "show", mutant], cwd=work,
-                                  capture_output=True, text=True).stdout
-            reason = equivalent_reason(diff, mutant)
+            reason = equivalent_reason(diff.get(mutant, ""), mutant)
             entry["counts"]["equivalent"] = entry["counts"].get("equivalent", 0) + (reason is not None)
-            entry["survivors"].append({"mutant": mutant, "status": state, "diff": diff, "equivalent": reason})
+            entry["survivors"].append({"mutant": mutant, "status": state, "diff": diff.get(mutant, ""),
+                                       "equivalent": reason})
     for entry in per_module.values():
         c = entry["counts"]
         checked = entry["total"] - c.get("not checked", 0) - c.get("equivalent", 0)

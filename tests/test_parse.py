@@ -221,7 +221,7 @@ WORDS = st.from_regex(r"[a-z]{2,12}", fullmatch=True).filter(lambda w: w not in 
 WORD_LISTS = st.lists(WORDS, min_size=1, max_size=10, unique=True)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)  # no time limit: these run on a loaded machine
 @given(st.text(), st.integers(min_value=-1, max_value=15))
 def test_arbitrary_text_never_crashes_and_respects_limit(text, limit):
     parsed = parse_reply(text, limit=limit)
@@ -229,7 +229,7 @@ def test_arbitrary_text_never_crashes_and_respects_limit(text, limit):
     assert not (parsed.refused and parsed.words)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)  # no time limit: these run on a loaded machine
 @given(st.lists(st.one_of(st.text(), WORDS, st.sampled_from(["1. ", "- ", ", ", "\n", ": ", '"', "**"])),
                 max_size=30).map("".join))
 def test_every_word_is_lowercase_unique_and_has_a_letter(text):
