@@ -355,3 +355,40 @@ def _late_probes():
 
     (late,) = [t for t in load_templates() if t.name == "late"]
     return make_probes([Pair("nurse", "pilot", "women", "men"), Pair("pilot", "nurse", "men", "women")], [late])
+
+
+# -- jobs tables: which cells a run has, the group means' rows and seed ---------------------------------
+def _job_probes(rows):
+    import pandas as pd
+
+    cols = ["job", "prompt", "debias", "setting", "p_male", "p_female", "p_diverse", "dominated_by", "female_share"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def test_a_run_has_the_cells_it_answered_and_no_others():
+    from stereoprobe.studies.jobs.tables import _cells
+
+    # prompt 1 answered without a prefix only, prompt 2 with prefix 1 only, both without dialogue:
+    # cells ("1", 0) and ("2", 1) and the implicit set ("2-4", 1); nothing with dialogue, no ("1", 1)
+    probes = _job_probes([["nurse", "1", 0, "without dialogue", 0.2, 0.7, 0.1, "women", 0.87],
+                          ["nurse", "2", 1, "without dialogue", 0.3, 0.6, 0.1, "women", 0.87]])
+    assert _cells(probes) == [("1", 0, "without dialogue"), ("2", 1, "without dialogue"),
+                              ("2-4", 1, "without dialogue")]
+
+
+def test_a_job_without_a_known_share_still_counts_in_its_group_and_the_seed_repeats():
+    from stereoprobe.studies.jobs.tables import groups
+
+    # three women-dominated jobs, prompt 1, no prefix; the third has no BLS share (a user's catalog):
+    # its group is given, so it counts. P(female) 0.6, 0.9, 0.3: mean 60%; P(male) 0.3, 0.1, 0.5: 30%
+    probes = _job_probes([["nurse", "1", 0, "without dialogue", 0.3, 0.6, 0.1, "women", 0.87],
+                          ["secretary", "1", 0, "without dialogue", 0.1, 0.9, 0.0, "women", 0.92],
+                          ["doula", "1", 0, "without dialogue", 0.5, 0.3, 0.2, "women", float("nan")]])
+    a = groups(probes, level=0.95, n_boot=200, seed=7)
+    women = a[(a.prompts == "1") & (a.group == "women")].iloc[0]
+    assert women.jobs == 3 and women.female == pytest.approx(60.0) and women.male == pytest.approx(30.0)
+    # the bootstrap is seeded: the same seed gives the same interval, to the last digit
+    b = groups(probes, level=0.95, n_boot=200, seed=7)
+    again = b[(b.prompts == "1") & (b.group == "women")].iloc[0]
+    assert (women.female_ci_low, women.female_ci_high) == (again.female_ci_low, again.female_ci_high)
+    assert women.female_ci_low < 60 < women.female_ci_high  # an interval, not a point
