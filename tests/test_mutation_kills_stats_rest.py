@@ -38,10 +38,10 @@ def test_robustness_ranks_the_groups_by_their_shares_by_hand():
 
     # groups A, B, C; template t1: 1 of 4, 2 of 4, 1 of 1 negative words (25, 50, 100%); t2: 2 of 10, 3 of 5,
     # 4 of 4 (20, 60, 100%): both templates rank A < B < C, Spearman 1, and the two templates' mean has
-    # reliability 2 x 1 / (1 + 1) = 1. (Ranked by negatives x words instead, t2 gives 20, 15, 16: C and A
-    # swap places; and a probe of one counted word is a probe: without C's t1 only two groups are complete.)
+    # reliability 2 x 1 / (1 + 1) = 1. (Ranked by negatives x words instead, t1 gives 4, 8, 1 and t2 20, 15,
+    # 16: other orders; and a probe of one counted word is a probe: without C's t1 only two groups are complete.)
     rows = other._probe_rows([("c", 0, "A", 1, 4), ("c", 0, "A", 2, 10), ("c", 0, "B", 2, 4), ("c", 0, "B", 3, 5),
-                        ("c", 0, "C", 1, 1), ("c", 0, "C", 4, 4)])
+                              ("c", 0, "C", 1, 1), ("c", 0, "C", 4, 4)])
     templates = pd.DataFrame({"category": "c", "template": ["t1", "t2"], "format": "question",
                               "negative": [50.0, 60.0], "negative_ci_low": [10.0, 10.0],
                               "negative_ci_high": [90.0, 90.0], "n_probes": 3, "too_few_probes": False})
