@@ -88,7 +88,8 @@ SETS: dict[str, dict[str, list]] = {
         "tests": ["tests/test_stats_core.py", "tests/test_stats_format_criteria.py", "tests/test_stats_groups.py",
                   "tests/test_stats_intervals.py", "tests/test_stats_robustness.py", "tests/test_review_mutants.py",
                   "tests/test_properties.py", "tests/test_mutation_kills.py", "tests/test_stats_crossed.py",
-                  "tests/test_jobs_stats.py", "tests/test_mutation_kills_stats.py"],
+                  "tests/test_jobs_stats.py", "tests/test_mutation_kills_stats.py",
+                  "tests/test_mutation_kills_stats_rest.py"],
     },
 }
 # Survivors whose change cannot alter a result, recognised from the diff's removed (-) and
@@ -261,6 +262,24 @@ MANUAL.update({
         "(scipy with a warning): the same NaNs the guard returns",
     **{f"{_S}variance.x_cluster_variance__mutmut_{n}": "sh holds every code 0..len(cs)-1, so the bincount has "
        "len(cs) entries anyway" for n in (84, 92)},
+    # analysis.py, robustness.py, units.py (their samples, run after the other ten modules')
+    f"{_S}units.x_unit_table__mutmut_9": "negative counts as float64, not int64: the same numbers (add_statistics' "
+        "tables equal, dtypes too, on test_robustness_table_on_a_template_effect's data, checked by hand)",
+    f"{_S}units.x_unit_table__mutmut_24": "observed acts only on categorical keys; the occurrences' keys are "
+        "strings and integers",
+    **{f"{_S}units.x_unit_table__mutmut_{n}": "the next line sorts by the unit keys, unique per row (a probe has "
+       "one template and format)" for n in (23, 26, 32)},
+    **{f"{_S}units.x_unit_table__mutmut_{n}": "the groupby (sort=True) already orders the rows by the unique unit "
+       "keys: the sort keeps the index 0..n-1" for n in (40, 42)},
+    f"{_S}units.x_probe_status__mutmut_61": "the frame is cast to int64 on the next line",
+    **{f"{_S}robustness.x__weighted_ranks__mutmut_{n}": "every position of a tie block gets the block's rank: "
+       "the order inside ties does not matter" for n in (3, 5)},
+    f"{_S}robustness.x__weighted_ranks__mutmut_49": "w is float64 (np.ones, np.zeros in rank_stability): "
+        "empty_like gives float64 anyway",
+    f"{_S}robustness.x_jaccard__mutmut_25": "the probes in another order: the same mean over them",
+    f"{_S}robustness.x_robustness__mutmut_193": "the only column the two tables share is category",
+    f"{_S}analysis.x__attach__mutmut_6": "a table and its intervals share only the key columns (checked on the "
+        "three tables)",
 })
 
 
