@@ -174,10 +174,12 @@ def _determined(text: str, toks: list[_Token], k: int) -> bool:
     """Whether ``toks[k]`` ends a phrase that a determiner opens at most three words before ("the homeowner",
     "their first mentor"), not after a preposition."""
     for j in range(k - 1, max(k - 4, -1), -1):
-        if not _joined(text, toks[j], toks[j + 1]) or toks[j].upper and j < k - 1:
+        if not _joined(text, toks[j], toks[j + 1]):
             return False
         if toks[j].low in DETERMINERS:  # not a preposition's object ("The gardener at the old estate, a quiet man")
             return not (j and _joined(text, toks[j - 1], toks[j]) and toks[j - 1].low in PREPOSITIONS)
+        if toks[j].upper:
+            return False
     return False
 
 
