@@ -22,6 +22,10 @@ decides the label from that): a gendered noun or title met after the person conc
 person; a name or title joined to the profession's words ("Bus driver Dolores", "a truck
 driver named Joe": ``_linked``) is the person concerned; a name fewer than 95% of whose
 bearers share one gender in the table is unisex (``reading.UNISEX``).
+``_introduced`` then marks as secondary the markers before a person concerned introduced after
+someone else ("The old man ... Nurse Akosua", "The plumber arrived") and drops a first-person
+narrator's third-person pronouns ("As a nurse, I"); a capitalised word after "in" is a place and a
+name given to an animal or a thing is not a person's (``_not_a_person``).
 ``evidence`` lists the markers found, in order, as written. Capitalised words that are
 ordinary words (``names.common_words``: "Children", "Hope", "Sunday", "CEO") are not names.
 """

@@ -47,7 +47,8 @@ def concerned(markers: list[Marker]) -> list[Marker]:
       of the other gender are someone else's when no subject pronoun, name, title or noun
       left has their gender ("The taxi driver ... He bought her a sandwich");
     - a unisex name takes the gender of the first pronoun left after it, and without one
-      is no marker.
+      is no marker; a name alone after a title ("Professor Henry", maybe a surname) takes
+      it too, and without one keeps its own.
 
     >>> m = lambda g, kind="subject", **kw: Marker(g[0], g, False, kind, **kw)
     >>> [x.word for x in concerned([m("male", "noun", met=True, late=True), m("female"), m("male")])]
