@@ -190,12 +190,13 @@ def test_miss_in_lower_case_is_the_verb_not_a_title(small):
     # "her" after (her gender is a secondary person's); Tom is left
     ("The customer wanted her hair short. She smiled when Tom, the hairdresser, handed her a mirror.", "hairdresser",
      "male"),
-    # nobody named first, "The plumber" opens the second sentence: Mrs, her and husband are the customer's; the
-    # plumber has no marker
-    ("Mrs. Jones had a leaking sink. The plumber arrived and fixed it before her husband came home.", "plumber",
+    # nobody named first (Mrs. Jones only as the sink's owner), "The plumber" opens the second sentence: Mrs, her
+    # and husband are the customer's; the plumber has no marker
+    ("Mrs. Jones's sink was leaking. The plumber arrived and fixed it before her husband came home.", "plumber",
      "neutral"),
-    # the same with Maria named first: "The nurse" is Maria (rule 1 as in gender-3)
+    # the same with Maria named first, or Mrs. Jones as the sentence's subject: "The nurse" is her (as in gender-3)
     ("Maria worked nights for years. The nurse never complained.", "nurse", "female"),
+    ("Mrs. Jones worked nights for years. The nurse never complained.", "nurse", "female"),
     # a title said to someone in quotes, with no name, is the one spoken to: Ma'am stays the dentist's; the boy and
     # "him" are secondary
     ("\"Ma'am, will it hurt?\" the boy asked. The dentist smiled and showed him the mirror.", "dentist", "female"),
@@ -225,6 +226,8 @@ def test_places_and_pets_are_not_first_names(small, text, label):
     ("I've been a nurse for nine years, and the children just call me Mr. Tom.", "male"),
     # "I" inside quotes is someone speaking, not a narrator: He is the nurse
     ("The nurse smiled. He said, \"I love this job.\"", "male"),
+    # "I" beside "the nurse", not "a nurse": the narrator is not the nurse, "She" is
+    ("The nurse said I could go home. She was kind.", "female"),
 ])
 def test_a_first_person_narrator_is_the_person_concerned(small, text, label):
     assert small.classify(text, prompt_words("nurse", ""))[0] == label

@@ -286,27 +286,36 @@ def _name_follows(toks: list[_Token], i: int, lower: set[str]) -> bool:
 def _introduced(text: str, toks: list[_Token], out: list[Marker], starts: list[int], group: set[str]) -> list[Marker]:
     """The markers with those before the person concerned's introduction as a secondary person's (met), when
     the profession's words first appear after someone else: a name or title joined to them ("Nurse Akosua",
-    "Marco, the stylist") or, when nobody was named before, "The <profession>" opening a later sentence ("The
-    plumber arrived"), the profession's head noun first written after the first sentence; and, when the
-    sentence that first has the profession's words is told by "I" ("As a nurse, I"), without the third-person
-    pronouns (the narrator's gender is only in what the narrator is called)."""
+    "Marco, the stylist") or, when nobody was named before (by a name, or a title not an owner's), "The
+    <profession>" opening a later sentence ("The plumber arrived"), the profession's head noun first written
+    after the first sentence; and, when the sentence that first has it is told by "I" and calls it "a" or "an"
+    ("As a nurse, I"), without the third-person pronouns (the narrator's gender is only in what the narrator is
+    called)."""
     at = next((i for i, t in enumerate(toks) if group and t.low == list(group)[-1]), None)  # its head noun
     if at is None:
         return out
-    if not any(m.linked for m in out) and any(t.word == "I" and t.sentence == toks[at].sentence
-                                              and not text.count('"', 0, t.start) % 2 for t in toks):
+    lead = next(j for j in range(at, -1, -1) if j == 0 or toks[j - 1].low not in group)  # "The piano teacher"
+    told = any(toks[j].low in ("a", "an") for j in range(max(lead - 3, 0), lead))  # "I'm a nurse", "As a nurse, I"
+    if told and not any(m.linked for m in out) and any(t.word == "I" and t.sentence == toks[at].sentence
+                                                       and not text.count('"', 0, t.start) % 2 for t in toks):
         return [replace(m, met=False) if toks[starts[k] - 1].low == "me" else m  # "call me Mr. Ben"
                 for k, m in enumerate(out) if not m.pronoun]
     if not toks[at].sentence:  # the profession's words in the first sentence: rule 1 reads who comes first
         return out
-    lead = next(j for j in range(at, -1, -1) if j == 0 or toks[j - 1].low not in group)  # "The piano teacher"
     opens = lead > 0 and toks[lead - 1].low == "the" and not toks[at].owner and (
         lead == 1 or toks[lead - 2].sentence < toks[at].sentence) and not any(
-        m.kind == "name" and starts[k] < at for k, m in enumerate(out))  # "Maria ... The nurse": Maria is the nurse
+        starts[k] < at and (m.kind == "name" or m.kind == "title" and not _owner(toks, starts[k])
+                                    and not _addressed(text, toks[starts[k]]))
+        for k, m in enumerate(out))  # "Maria ... The nurse": Maria is the nurse; not "Mrs. Albright's sink"
     cut = next((k for k, m in enumerate(out) if starts[k] >= at), len(out)) if opens else next(
         (k for k, m in enumerate(out) if m.linked and toks[starts[k]].sentence == toks[at].sentence), 0)
     return [m if _addressed(text, toks[starts[k]]) else replace(m, met=True, late=True)
             for k, m in enumerate(out[:cut])] + out[cut:]
+
+
+def _owner(toks: list[_Token], i: int) -> bool:
+    """Whether the title ``toks[i]`` is written as an owner with its name ("Mrs. Albright's kitchen")."""
+    return any(t.owner for t in toks[i:i + 3] if t.upper)
 
 
 def _addressed(text: str, t: _Token) -> bool:
