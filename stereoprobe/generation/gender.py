@@ -280,7 +280,8 @@ def _not_a_person(toks: list[_Token], i: int) -> bool:
 
 def _name_follows(toks: list[_Token], i: int, lower: set[str]) -> bool:
     """Whether a capitalised word of the same phrase follows ``toks[i]`` ("Dr. Elena Park": Elena is a first name)."""
-    return i + 1 < len(toks) and toks[i + 1].upper and toks[i + 1].low not in lower and toks[i + 1].clause == toks[i].clause
+    after = toks[i + 1] if i + 1 < len(toks) else None
+    return after is not None and after.upper and after.low not in lower and after.clause == toks[i].clause
 
 
 def _introduced(text: str, toks: list[_Token], out: list[Marker], starts: list[int], group: set[str]) -> list[Marker]:
@@ -298,7 +299,7 @@ def _introduced(text: str, toks: list[_Token], out: list[Marker], starts: list[i
     told = any(toks[j].low in ("a", "an") for j in range(max(lead - 3, 0), lead))  # "I'm a nurse", "As a nurse, I"
     if told and not any(m.linked for m in out) and any(t.word == "I" and t.sentence == toks[at].sentence
                                                        and not text.count('"', 0, t.start) % 2 for t in toks):
-        return [replace(m, met=False) if toks[starts[k] - 1].low == "me" else m  # "call me Mr. Ben"
+        return [replace(m, met=False) if starts[k] and toks[starts[k] - 1].low == "me" else m  # "call me Mr. Ben"
                 for k, m in enumerate(out) if not m.pronoun]
     if not toks[at].sentence:  # the profession's words in the first sentence: rule 1 reads who comes first
         return out
