@@ -22,6 +22,10 @@ decides the label from that): a gendered noun or title met after the person conc
 person; a name or title joined to the profession's words ("Bus driver Dolores", "a truck
 driver named Joe": ``_linked``) is the person concerned; a name fewer than 95% of whose
 bearers share one gender in the table is unisex (``reading.UNISEX``).
+``_introduced`` then marks as secondary the markers before a person concerned introduced after
+someone else ("The old man ... Nurse Akosua", "The plumber arrived") and drops a first-person
+narrator's third-person pronouns ("As a nurse, I"); a capitalised word after "in" is a place and a
+name given to an animal or a thing is not a person's (``_not_a_person``).
 ``evidence`` lists the markers found, in order, as written. Capitalised words that are
 ordinary words (``names.common_words``: "Children", "Hope", "Sunday", "CEO") are not names.
 """
@@ -37,7 +41,7 @@ from stereoprobe.generation.classifier import NameTableClassifier
 from stereoprobe.generation.reading import RATIO, UNISEX, Marker, decide
 from stereoprobe.names import classify_pgf, is_title, title_gender
 
-VERSION = "gender-3"
+VERSION = "gender-4"
 LABELS = ("male", "female", "neutral", "mixed")
 PRONOUNS = {"he": "male", "him": "male", "his": "male", "himself": "male",
             "she": "female", "her": "female", "hers": "female", "herself": "female"}
@@ -58,7 +62,14 @@ NOT_MET = {"and", "or", "is", "was", "are", "were", "am", "be", "been", "being",
 #: stop words that follow a possessive "her" ("her own garage", "her first job"), not an object "her"
 MODIFIERS = set("own first last whole next former latter other only several few many various very same every two "
                 "three".split())
-LINKS = {"a", "an", "the", "named", "called"}  # "a truck driver named Joe", "Jordan, a software developer"
+LINKS = {"a", "an", "the", "named", "called"}
+PREPOSITIONS = set("at in on of from with for to by near behind into over under".split())
+PLACE = {"in"}  # "a bush pilot in Alaska": a capitalised word after it is a place, not a first name
+#: a name after these and "named"/"called" is an animal's or a thing's ("a hamster named Einstein")
+THINGS = set("dog cat puppy kitten hamster parrot bird horse pony goldfish fish rabbit turtle boat ship car truck "
+             "van plant robot doll bear cow goat pig".split())
+CHILDREN = {"boy", "girl", "son", "daughter"}  # the profession's child: its parent noun is the professional
+PARENTS = {"dad", "father", "mom", "mum", "mother"}  # "a truck driver named Joe", "Jordan, a software developer"
 _TOKEN = re.compile(r"[A-Za-zÀ-ÿ]+(?:['’][A-Za-z]+)?\.?")
 _BREAK = re.compile(r"[^\w\s'’-]")  # punctuation that ends a phrase ("a 30-year-old man" is one)
 _SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\bMrs)[.!?](?:\s|$)|\n")
@@ -83,7 +94,7 @@ class GenderClassifier(NameTableClassifier):
         from stereoprobe.names import common_words
 
         skip = {w.lower() for w in prompt_words}
-        group = {w.lower() for w in getattr(prompt_words, "group", ())}
+        group = dict.fromkeys(w.lower() for w in getattr(prompt_words, "group", ()))  # in order: the last is the head
         capitalised = {re.split(r"['’]", t.rstrip("."))[0] for text in texts for t in _TOKEN.findall(text)
                        if t[:1].isupper()}
         common = {w.lower() for w in common_words(capitalised)}  # "Dentist: Mike": Mike is not a surname
@@ -123,7 +134,7 @@ def _tokens(text: str) -> list[_Token]:
     clause = 0
     for match in _TOKEN.finditer(text):
         token = match.group(0)
-        word = re.split(r"['’]", token.rstrip("."))[0]
+        word = token.rstrip(".") if is_title(token.rstrip(".")) else re.split(r"['’]", token.rstrip("."))[0]  # Ma'am
         if out and (_BREAK.search(text[out[-1].end:match.start()]) or out[-1].dotted and not is_title(out[-1].word)):
             clause += 1
         out.append(_Token(word, word.lower(), match.start(), match.end(), bisect.bisect_right(ends, match.start()),
@@ -159,8 +170,21 @@ def _secondary(text: str, toks: list[_Token], i: int, group: set[str]) -> bool:
     if _joined(text, before, toks[start]):
         return before.low not in NOT_MET
     return (start > 1 and text[before.end:toks[start].start].strip() == "," and before.sentence == toks[start].sentence
-            and _joined(text, toks[start - 2], before) and toks[start - 2].low in DETERMINERS and not before.upper
+            and _determined(text, toks, start - 1) and not before.upper
             and before.low not in group and before.low not in NOUNS and before.low not in PRONOUNS)
+
+
+def _determined(text: str, toks: list[_Token], k: int) -> bool:
+    """Whether ``toks[k]`` ends a phrase that a determiner opens at most three words before ("the homeowner",
+    "their first mentor"), not after a preposition."""
+    for j in range(k - 1, max(k - 4, -1), -1):
+        if not _joined(text, toks[j], toks[j + 1]):
+            return False
+        if toks[j].low in DETERMINERS:  # not a preposition's object ("The gardener at the old estate, a quiet man")
+            return not (j and _joined(text, toks[j - 1], toks[j]) and toks[j - 1].low in PREPOSITIONS)
+        if toks[j].upper:
+            return False
+    return False
 
 
 def _linked(text: str, toks: list[_Token], i: int, group: set[str]) -> bool:
@@ -209,8 +233,12 @@ def _markers(text: str, skip: set[str], group: set[str]) -> list[Marker]:
     after_name = False  # the word after a gendered title or a first name is a surname: not looked up
     owned = None  # words since "their", "my" ... ("their late grandmother"); None: none
     profession = False  # the profession's words were written before this word
+    child = False  # the profession's child was met ("The firefighter's little boy"): its parent is the professional
+    starts: list[int] = []  # each marker's token
     for i, t in enumerate(toks):
         first = t.sentence == 0
+        titled = i > 0 and is_title(toks[i - 1].word) and toks[i - 1].dotted  # "Dr. Grace Obi": Obi is the surname
+        starts += [i - 1] * (len(out) - len(starts))
         name_like = t.upper and len(t.word) > 1 and t.low not in stop and t.low not in skip and t.low not in lower
         if i and text[toks[i - 1].end:t.start].strip():  # punctuation between: the noun is not the possessive's
             owned = None
@@ -218,7 +246,8 @@ def _markers(text: str, skip: set[str], group: set[str]) -> list[Marker]:
         if t.low in PRONOUNS:
             out.append(Marker(t.word, PRONOUNS[t.low], first, _pronoun_kind(text, toks, i, stop), clause=t.clause))
         elif t.low in NOUNS and (owned is None or _secondary(text, toks, i, group)):  # "with my mom": met, or none
-            met = _secondary(text, toks, i, group)
+            met = _secondary(text, toks, i, group) and not (t.low in PARENTS and child)
+            child = child or met and t.low in CHILDREN and i > 1 and toks[i - 2].owner and toks[i - 2].low in group
             out.append(Marker(t.word, NOUNS[t.low], first, "noun", met, profession or owned is not None))
         elif is_title(t.word) and (t.upper or t.low != "miss"):  # "never miss a week": the verb
             gender = title_gender(t.word)
@@ -228,10 +257,69 @@ def _markers(text: str, skip: set[str], group: set[str]) -> list[Marker]:
             after_name, owned = bool(gender), None  # "Dr. Elena Park": the first name is looked up
             profession = profession or t.low in group
             continue
-        elif name_like and not after_name:
+        elif name_like and not after_name and not _not_a_person(toks, i):
             named = i > 1 and toks[i - 1].low in ("named", "called") and bool(out) and out[-1].met
-            out.append(Marker(t.word, None, first, "name", named, profession, _linked(text, toks, i, group)))
-        after_name = name_like and not t.dotted
+            out.append(Marker(t.word, None, first, "name", named, profession, _linked(text, toks, i, group),
+                              surname=i > 0 and is_title(toks[i - 1].word) and not _name_follows(toks, i, lower)))
+        after_name = (name_like or titled) and t.upper and not t.dotted and i + 1 < len(toks) and _joined(
+            text, t, toks[i + 1])  # "The Garcias, Elena": a comma ends the name
         owned = 0 if t.low in POSSESSIVES else None if owned is None else owned + 1
         profession = profession or t.low in group
-    return out
+    starts += [len(toks) - 1] * (len(out) - len(starts))
+    return _introduced(text, toks, out, starts, group)
+
+
+def _not_a_person(toks: list[_Token], i: int) -> bool:
+    """A place after ``PLACE`` ("in Alaska"; not "in Maria's kitchen") or a name given to a ``THINGS`` word
+    ("a hamster named Einstein")."""
+    before = toks[i - 1].low if i else ""
+    if before in PLACE:
+        return not toks[i].owner
+    return before in ("named", "called") and i > 1 and toks[i - 2].low in THINGS
+
+
+def _name_follows(toks: list[_Token], i: int, lower: set[str]) -> bool:
+    """Whether a capitalised word of the same phrase follows ``toks[i]`` ("Dr. Elena Park": Elena is a first name)."""
+    after = toks[i + 1] if i + 1 < len(toks) else None
+    return after is not None and after.upper and after.low not in lower and after.clause == toks[i].clause
+
+
+def _introduced(text: str, toks: list[_Token], out: list[Marker], starts: list[int], group: set[str]) -> list[Marker]:
+    """The markers with those before the person concerned's introduction as a secondary person's (met), when
+    the profession's words first appear after someone else: a name or title joined to them ("Nurse Akosua",
+    "Marco, the stylist") or, when nobody was named before (by a name, or a title not an owner's), "The
+    <profession>" opening a later sentence ("The plumber arrived"), the profession's head noun first written
+    after the first sentence; and, when the sentence that first has it is told by "I" and calls it "a" or "an"
+    ("As a nurse, I"), without the third-person pronouns (the narrator's gender is only in what the narrator is
+    called)."""
+    at = next((i for i, t in enumerate(toks) if group and t.low == list(group)[-1]), None)  # its head noun
+    if at is None:
+        return out
+    lead = next(j for j in range(at, -1, -1) if j == 0 or toks[j - 1].low not in group)  # "The piano teacher"
+    told = any(toks[j].low in ("a", "an") for j in range(max(lead - 3, 0), lead))  # "I'm a nurse", "As a nurse, I"
+    if told and not any(m.linked for m in out) and any(t.word == "I" and t.sentence == toks[at].sentence
+                                                       and not text.count('"', 0, t.start) % 2 for t in toks):
+        return [replace(m, met=False) if starts[k] and toks[starts[k] - 1].low == "me" else m  # "call me Mr. Ben"
+                for k, m in enumerate(out) if not m.pronoun]
+    if not toks[at].sentence:  # the profession's words in the first sentence: rule 1 reads who comes first
+        return out
+    opens = lead > 0 and toks[lead - 1].low == "the" and not toks[at].owner and (
+        lead == 1 or toks[lead - 2].sentence < toks[at].sentence) and not any(
+        starts[k] < at and (m.kind == "name" or m.kind == "title" and not _owner(toks, starts[k])
+                                    and not _addressed(text, toks[starts[k]]))
+        for k, m in enumerate(out))  # "Maria ... The nurse": Maria is the nurse; not "Mrs. Albright's sink"
+    cut = next((k for k, m in enumerate(out) if starts[k] >= at), len(out)) if opens else next(
+        (k for k, m in enumerate(out) if m.linked and toks[starts[k]].sentence == toks[at].sentence), 0)
+    return [m if _addressed(text, toks[starts[k]]) else replace(m, met=True, late=True)
+            for k, m in enumerate(out[:cut])] + out[cut:]
+
+
+def _owner(toks: list[_Token], i: int) -> bool:
+    """Whether the title ``toks[i]`` is written as an owner with its name ("Mrs. Albright's kitchen")."""
+    return any(t.owner for t in toks[i:i + 3] if t.upper)
+
+
+def _addressed(text: str, t: _Token) -> bool:
+    """Whether ``t`` is a title said to someone in quoted speech, with no name ("Ma'am, will it hurt?"): the one
+    spoken to is the person concerned, who is not introduced yet."""
+    return is_title(t.word) and bool(text.count('"', 0, t.start) % 2) and bool(re.match(r"\s*[,?!]", text[t.end:]))

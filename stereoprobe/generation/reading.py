@@ -28,6 +28,7 @@ class Marker:
     linked: bool = False  # a name or title joined to the profession ("Bus driver Dolores", "a driver named Joe")
     unisex: bool = False  # a name the table does not give to 95% of one gender (Alex, Sam, Morgan)
     clause: int = -1  # a pronoun's clause (clauses end at punctuation)
+    surname: bool = False  # a name alone after a title ("Professor Henry"): may be a surname, a pronoun decides
 
     @property
     def pronoun(self) -> bool:
@@ -46,7 +47,8 @@ def concerned(markers: list[Marker]) -> list[Marker]:
       of the other gender are someone else's when no subject pronoun, name, title or noun
       left has their gender ("The taxi driver ... He bought her a sandwich");
     - a unisex name takes the gender of the first pronoun left after it, and without one
-      is no marker.
+      is no marker; a name alone after a title ("Professor Henry", maybe a surname) takes
+      it too, and without one keeps its own.
 
     >>> m = lambda g, kind="subject", **kw: Marker(g[0], g, False, kind, **kw)
     >>> [x.word for x in concerned([m("male", "noun", met=True, late=True), m("female"), m("male")])]
@@ -81,8 +83,8 @@ def _unisex_by_pronoun(markers: list[Marker]) -> list[Marker]:
     she said"), or left out when none follows ("Alex ... their work. They")."""
     out = []
     for i, x in enumerate(markers):
-        if x.unisex:
-            gender = next((y.gender for y in markers[i + 1:] if y.pronoun), None)
+        if x.unisex or x.surname:
+            gender = next((y.gender for y in markers[i + 1:] if y.pronoun), None if x.unisex else x.gender)
             if gender is None:
                 continue
             x = replace(x, gender=gender)
