@@ -8,7 +8,6 @@ import queue
 import re
 import signal
 import threading
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -105,7 +105,6 @@ def correlation_difference(x1: Any, y1: Any, x2: Any, y2: Any, method: str = "sp
                            n_boot: int = 2000, seed: int = 0) -> tuple[float, float, float]:
     """(r1 - r2, low, high): two correlations over the same units, the units resampled together."""
     import numpy as np
-    from scipy import stats
 
     arrays = [np.asarray(a, dtype=np.float64) for a in (x1, y1, x2, y2)]
     ok = ~np.any([np.isnan(a) for a in arrays], axis=0)
