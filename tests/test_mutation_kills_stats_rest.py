@@ -142,21 +142,20 @@ def test_share_tables_random_wording_degrees_of_freedom_by_hand():
     from stereoprobe.stats.units import unit_table
 
     rows = probe_rows(unit_table(_alike_groups_occ("ABC")))
-    # a group's own share over wordings: the model without templates keeps its start value, each group's
-    # (10 + .5) / (16 + 1) = .61765 (dispersion._fit takes no Newton step without templates); a probe of 4
-    # words expects 2.4706 negative with variance 4 x .61765 x .38235 = .94464, so a group's X^2 is
-    # (2.4706^2 + 1.5294^2 + 2 x .5294^2) / .94464 = 9.5311, three groups on 12 - 3 = 9 df: phi 3.17705.
-    # With templates phi is 3 on 8 df (_alike_groups_occ), so the templates add .17705, resting on 2 - 1 = 1
-    # df: Satterthwaite (3 + .17705)^2 / (3^2 / 8 + .17705^2 / 1) = 10.0936 / 1.15635 = 8.7289, below the 9
-    # df of the 3.17705
+    # a group's own share over wordings: the model without templates fits each group's own rate, 10 / 16 = .625
+    # (the maximum-likelihood fit of a group-only logit model); a probe of 4 words expects 2.5 negative with
+    # variance 4 x .625 x .375 = .9375; a group's probes have 0, 4, 3 and 3, so its X^2 is
+    # (2.5^2 + 1.5^2 + 2 x .5^2) / .9375 = 9.6, three groups on 12 - 3 = 9 df: phi 28.8 / 9 = 3.2.
+    # With templates phi is 3 on 8 df (_alike_groups_occ), so the templates add .2, resting on 2 - 1 = 1
+    # df: Satterthwaite (3 + .2)^2 / (3^2 / 8 + .2^2 / 1) = 10.24 / 1.165 = 8.7897, below the 9 df of the 3.2
     own = dispersion(rows["neg"], rows["polar"], rows["group_key"], rows["cat_code"])
-    assert own.phi[0] == pytest.approx(3.17705, rel=1e-5) and own.df[0] == 9
-    by_hand = Dispersion(phi=[3.17705], df=[8.7289], mu=[10.5 / 17] * 12)
+    assert own.phi[0] == pytest.approx(3.2, rel=1e-9) and own.df[0] == 9
+    by_hand = Dispersion(phi=[3.2], df=[10.24 / 1.165], mu=[10 / 16] * 12)
     expected = within_groups(rows, by_hand, np.repeat([0, 1, 2], 4), 3, 0.95)
     got = share_tables(rows, 0.95, "random")["groups"]
     for col in ("negative_ci_low", "negative_ci_high"):
         assert list(got[col]) == pytest.approx(list(expected[col]), rel=1e-4)
     # the degrees of freedom matter here: at 9 df the interval is another
-    at_9 = within_groups(rows, Dispersion(phi=[3.17705], df=[9.0], mu=[10.5 / 17] * 12), np.repeat([0, 1, 2], 4), 3,
+    at_9 = within_groups(rows, Dispersion(phi=[3.2], df=[9.0], mu=[10 / 16] * 12), np.repeat([0, 1, 2], 4), 3,
                          0.95)
     assert at_9["negative_ci_low"][0] != pytest.approx(expected["negative_ci_low"][0], rel=1e-4)

@@ -46,8 +46,8 @@ def _fit(neg: Any, polar: Any, g: Any, t: Any | None, n_g: int, n_t: int) -> Any
     tot_n, tot_p = np.bincount(g, neg, n_g), np.bincount(g, polar, n_g)
     alpha = logit(np.clip((tot_n + 0.5) / (tot_p + 1.0), 1e-6, 1 - 1e-6))
     beta = np.zeros(max(n_t, 1))
-    if t is None:
-        return expit(alpha[g])
+    if t is None:  # groups only: the fit is each group's own rate (the start above only keeps logit finite)
+        return np.clip(tot_n / np.maximum(tot_p, 1e-12), 1e-6, 1 - 1e-6)[g]
     for _ in range(ITERATIONS):
         for which in ("alpha", "beta"):
             mu = expit(alpha[g] + beta[t])
