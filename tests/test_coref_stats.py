@@ -249,3 +249,17 @@ def test_a_scene_interval_is_monotone_in_its_count_under_the_pooled_design_effec
     # wider than 216 independent answers' Jeffreys upper end (beta(0.5, 216.5) 97.5%: 1.16%)
     assert zero["high"] > 100 * stats.beta.ppf(0.975, 0.5, 216.5) + 0.5
     assert one["low"] >= zero["low"] and one["high"] >= zero["high"]
+
+
+def test_the_page_warns_when_a_rare_rate_rests_on_few_professions():
+    from stereoprobe.studies.coreference.page import rare_rate_caveat
+
+    # 1.8% incorrect over 20 professions (10 a side): the simulated coverage there is about 0.90, so the page warns
+    line = rare_rate_caveat({"incorrect_pct": 1.8, "inconsistent_pct": 12.0}, 20)
+    assert len(line) == 1 and "under 5% (incorrect)" in line[0] and "only 20 professions" in line[0]
+    assert "under 5% (incorrect and inconsistent)" in rare_rate_caveat({"incorrect_pct": 1.8, "inconsistent_pct": 0.0},
+                                                                       20)[0]
+    # the default design's 40 professions, or rates of 5% and more: no warning
+    assert rare_rate_caveat({"incorrect_pct": 1.8, "inconsistent_pct": 12.0}, 40) == []
+    assert rare_rate_caveat({"incorrect_pct": 5.0, "inconsistent_pct": 30.0}, 20) == []
+    assert rare_rate_caveat({"incorrect_pct": float("nan"), "inconsistent_pct": 30.0}, 20) == []
