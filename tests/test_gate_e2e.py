@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import REPO, TEST_KEY
+from test_gate import ISSUE_POLICY
 
 JOBS = ["nurse", "secretary", "receptionist", "pilot", "plumber", "electrician"]
 TOY = dict(probability={" He": .02, " She": .06, " They": .02, " Non": .1, "-": .5, "binary": .8},
@@ -79,18 +80,7 @@ group = "women"
 max = 0.90
 '''
 
-FAILING = '''[[rule]]
-study = "fill-in"
-metric = "negative_share"        # the share of negative words, 0-1
-category = "religion"            # leave out for all categories together
-max = 0.40
-
-[[rule]]
-study = "coreference"
-metric = "inconsistent"
-max = 0.10
-require_evidence = true
-'''
+FAILING = ISSUE_POLICY  # the issue's example: fails on these runs
 
 
 def table(run: Path, folder: str, name: str) -> pd.DataFrame:

@@ -1,8 +1,9 @@
 """A served model gives the embedded model's words (issue 18).
 
 - against llama-cpp-python's real server holding the embedded model's file (started
-  through tests/llama_server.py, so both run the same kernels): 18 probes, two per
-  category, compared probe by probe with the embedded path; the requests each needs;
+  through tests/llama_server.py, so both run the same kernels): 9 probes, one per
+  category, compared probe by probe with the embedded path; the requests each needs
+  (18 probes took over two minutes of the suite, the served model's requests most of it);
 - against the fake server with a vLLM-like cap on logprobs: the cap is learned from the
   400, short lists are marked in their records and counted in collect's summary.
 """
@@ -67,7 +68,7 @@ def served(tmp_path_factory):
         log.close()
 
 
-def _sample(per_category: int = 2, seed: int = 5) -> list[Probe]:
+def _sample(per_category: int = 1, seed: int = 5) -> list[Probe]:
     from stereoprobe.studies.fillin.catalog import load_catalog
 
     by = defaultdict(list)
@@ -118,7 +119,7 @@ def test_a_served_model_gives_the_embedded_models_words(served):
         assert a.words == b.words or _near_tie(a, b), (p.text, a.words, b.words)
         if a.words == b.words:  # and then the probabilities agree to the last digits
             assert b.probabilities == pytest.approx(a.probabilities, rel=0.02)
-    assert sum(identical) >= 16, sum(identical)
+    assert sum(identical) >= len(probes) - 1, sum(identical)  # at most one list differs, and only by a near tie
     # requests: one for the candidates, one per word that is not whole, one per word met
     # for the first time (the phrase filter's judgement, once per run)
     completions = sum(1 for b in answers for c in json.loads(b.raw)["candidates"] if c.get("tokens")

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from stereoprobe.stats import bh, bootstrap_se, cluster_weights, n_clusters, replicate_ratio, t_interval, t_pvalue
+from stereoprobe.stats import bh, bootstrap_se, holm, cluster_weights, n_clusters, replicate_ratio, t_interval, t_pvalue
 
 
 def test_probe_resample_keeps_size_and_is_deterministic():
@@ -75,6 +75,25 @@ def test_bh_by_hand():
     q = bh([0.5, 0.01, np.nan, 0.03, 0.02])
     assert np.isnan(q[2])
     assert q[[1, 4, 3, 0]] == pytest.approx([0.04, 0.04, 0.04, 0.5])
+
+
+def test_holm_by_hand_and_as_statsmodels_gives_it():
+    # sorted p: .01 .02 .03 .5 (m = 4) -> .01*4 .02*3 .03*2 .5*1 = .04 .06 .06 .5; running max keeps .06
+    p = [0.5, 0.01, np.nan, 0.03, 0.02]
+    q = holm(p)
+    assert np.isnan(q[2])
+    assert q[[1, 4, 3, 0]] == pytest.approx([0.04, 0.06, 0.06, 0.5])
+    # ties; a product above 1 (.6 x 2 = 1.2: clipped to 1); a later smaller product (kept at the running maximum)
+    assert holm([0.3, 0.3, 0.01]) == pytest.approx([0.6, 0.6, 0.03])
+    assert holm([0.7, 0.6]) == pytest.approx([1.0, 1.0])
+    assert holm([0.6, 0.2, 0.4]) == pytest.approx([0.8, 0.6, 0.8])
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(3)
+    for m in (1, 2, 4, 15, 40):  # one family each: every statsmodels call collects garbage (the reason for ours)
+        x = rng.uniform(0, 0.2, m) ** 2
+        assert holm(x) == pytest.approx(multipletests(x, method="holm")[1], abs=1e-15)
+    assert np.isnan(holm([np.nan, np.nan])).all()  # all NaN: NaN, not an error
 
 
 def test_one_plan_pairs_two_runs_on_the_same_rows():

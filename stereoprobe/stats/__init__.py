@@ -39,7 +39,8 @@ Permutation nulls of the independence criterion (stereoprobe.stats.criteria)::
 
 Multiple testing (stereoprobe.stats.fdr)::
 
-    bh(pvalues) -> np.ndarray   # Benjamini-Hochberg q-values, NaN kept
+    bh(pvalues) -> np.ndarray     # Benjamini-Hochberg q-values, NaN kept
+    holm(pvalues) -> np.ndarray   # Holm's step-down adjusted p-values, NaN kept
 
 The cluster-bootstrap plan, for statistics without a closed-form variance (stereoprobe.stats.resample)::
 
@@ -82,11 +83,11 @@ from __future__ import annotations
 from stereoprobe.stats.criteria import permutation_test
 from stereoprobe.stats.crossed import crossed_plan
 from stereoprobe.stats.dispersion import dispersion
-from stereoprobe.stats.fdr import bh
+from stereoprobe.stats.fdr import bh, holm
 from stereoprobe.stats.intervals import betabinomial_pvalue, bootstrap_se, share_interval, t_interval, t_pvalue
 from stereoprobe.stats.resample import cluster_weights, n_clusters, replicate_ratio
 from stereoprobe.stats.variance import cell_scores, cluster_variance, crossed_variance
 
 __all__ = ["betabinomial_pvalue", "bh", "bootstrap_se", "cell_scores", "cluster_variance", "cluster_weights",
-           "crossed_plan", "crossed_variance", "dispersion", "n_clusters", "permutation_test", "replicate_ratio", "share_interval",
+           "crossed_plan", "crossed_variance", "dispersion", "holm", "n_clusters", "permutation_test", "replicate_ratio", "share_interval",
            "t_interval", "t_pvalue"]

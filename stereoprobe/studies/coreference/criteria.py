@@ -213,15 +213,9 @@ def holm(table: Any) -> Any:
     """Add ``p_holm``: the four rates' permutation p-values adjusted by Holm's step-down
     (they are four tests of one prefix; unadjusted, at least one of four was below 0.05 in
     12% of null runs). NaN p-values are left out of the family."""
-    import numpy as np
-    from statsmodels.stats.multitest import multipletests
+    from stereoprobe.stats import holm as adjust
 
-    p = table["p"].to_numpy(dtype=np.float64)
-    ok = ~np.isnan(p)
-    adjusted = np.full(len(p), np.nan)
-    if ok.any():
-        adjusted[ok] = multipletests(p[ok], method="holm")[1]
-    return table.assign(p_holm=adjusted)
+    return table.assign(p_holm=adjust(table["p"].to_numpy(dtype=float)))
 
 
 def pronoun_differences(frame: Any, plan: Plan, pronouns: Sequence[str] = PRONOUNS) -> Any:
