@@ -101,6 +101,10 @@ def test_compare_finds_the_planted_gap_and_not_a_null_one(planted_run, tmp_path,
     planted, nul = table.loc["fake-chat"], table.loc["fake-null"]
     assert planted["d"] > 1 and planted["d_low"] > 0.8 and planted["p_names"] < 1e-10
     assert nul["d_low"] < 0 < nul["d_high"]
+    page = next((tmp_path / "cmp").glob("*.html")).read_text(encoding="utf-8")
+    # a direction only where the interval excludes 0: the planted run leans to "she", the null run has none
+    assert "fake-chat: texts about female names sit nearer “she” than texts about male names" in page
+    assert "fake-null: no clear difference between texts about female and male names" in page
     again = run_cli("compare", planted_run, null, "--out", tmp_path / "cmp2", "--seed", "3", "--bootstrap", "300")
     assert again.exit_code == 0
     assert (tmp_path / "cmp2" / "comparison.csv").read_text() == (tmp_path / "cmp" / "comparison.csv").read_text()

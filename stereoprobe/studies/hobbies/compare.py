@@ -112,15 +112,22 @@ def compare_runs(runs: Sequence[Path], n_boot: int = 2000, seed: int = 2023, lev
     return HobbiesComparison(projected, table, meta)
 
 
+def finding(r: Any) -> str:
+    """One run's finding in words. A direction is stated only where the interval for d (a
+    bootstrap over names, within each gender) excludes 0; otherwise the run shows no clear
+    difference, whichever way its point estimate leans."""
+    numbers = (f"Cohen's d = {r.d:.2f} ({r.d_low:.2f} to {r.d_high:.2f}); Mann-Whitney p = {pvalue(r.p_texts)} "
+               f"over texts, {pvalue(r.p_names)} over name means.")
+    if not (r.d_low > 0 or r.d_high < 0):  # includes 0, or no interval (NaN)
+        return f"{r.run}: no clear difference between texts about female and male names on the she-he axis: {numbers}"
+    side = "“she”" if r.d > 0 else "“he”"
+    return f"{r.run}: texts about female names sit nearer {side} than texts about male names by {numbers}"
+
+
 def _page(result: HobbiesComparison, png: bytes) -> str:
     import base64
 
-    findings = []
-    for r in result.runs:
-        side = "“she”" if r.d >= 0 else "“he”"
-        findings.append(f"{r.run}: texts about female names sit nearer {side} than texts about male names by "
-                        f"Cohen's d = {r.d:.2f} ({r.d_low:.2f} to {r.d_high:.2f}); Mann-Whitney p = {pvalue(r.p_texts)} "
-                        f"over texts, {pvalue(r.p_names)} over name means.")
+    findings = [finding(r) for r in result.runs]
     if len(result.runs) > 1:
         order = sorted(result.runs, key=lambda r: r.d)
         findings.append(f"Largest gap: {order[-1].run} (d {order[-1].d:.2f}); smallest: {order[0].run} "
