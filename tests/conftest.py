@@ -26,6 +26,13 @@ from fake_openai import FakeOpenAI  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 TEST_KEY = "sk-test-0123456789abcdef"  # only ever the fake server's key; tests grep for it
 
+# `python -c AS_FROM_A_TERMINAL ARGS` runs `stereoprobe ARGS` as a terminal starts it: with
+# Python's KeyboardInterrupt handler. A process inherits an ignored SIGINT, and a shell
+# script's background job (`pytest &`, `.ci/run &`) ignores SIGINT (POSIX), so a test that
+# sends Ctrl-C to `python -m stereoprobe` fails whenever the suite runs that way.
+AS_FROM_A_TERMINAL = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                      "sys.argv[0] = 'stereoprobe'; from stereoprobe.cli import main; main()")
+
 
 def _is_loopback_host(host: object) -> bool:
     if not isinstance(host, str):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import TEST_KEY
+from conftest import AS_FROM_A_TERMINAL, TEST_KEY
 from fake_batches import FakeBatches
 from fake_openai import FakeOpenAI
 from fake_scoring import ScoringModel
@@ -363,7 +363,8 @@ def test_ctrl_c_stops_polling_not_the_batch_and_batch_cancel_cancels(fakes, tmp_
     configure(live, "coreference")
     batches.hold = True
     argv, env = polling(tmp_path, batches, provider=provider)
-    first = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen([sys.executable, "-c", AS_FROM_A_TERMINAL, *argv[3:]], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)  # a Ctrl-C it can hear, however the suite was started
     wait_for(lambda: len(batches.created) == 4 and batches.polls >= 8, first, "polling")
     first.send_signal(signal.SIGINT)
     _, err = first.communicate(timeout=60)
@@ -415,7 +416,7 @@ def test_dry_run_prints_requests_batches_tokens_and_the_batch_price(tmp_path):
     assert res.exit_code == 0, res.output
     assert len(probes) == 84  # nurse and secretary with pilot, both roles: 4 pairs x 7 scenes x 3 pronouns
     cost = (prompt * 1 + 84 * 300 * 2) / 1e6 / 2
-    assert (f"84 requests in 4 openai batches (at most 25 requests and 200 MB each" in res.output
+    assert ("84 requests in 4 openai batches (at most 25 requests and 200 MB each" in res.output
             and f"about {prompt:,} prompt tokens, at most 25,200 completion tokens" in res.output
             and f"at most {cost:.4f} at the batch price" in res.output), res.output
     assert not (tmp_path / "run").exists()

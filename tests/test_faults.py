@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, TEST_KEY
+from conftest import AS_FROM_A_TERMINAL, REPO, TEST_KEY
 from test_collect import api, cli_args, lines, one_error_line
 
 from stereoprobe.records import Answer
@@ -66,13 +66,6 @@ def _wait_for(predicate, seconds: float) -> None:
     while not predicate():
         assert time.monotonic() < end, "timed out waiting"
         time.sleep(0.05)
-
-
-# `stereoprobe ARGS` as a terminal starts it: with Python's KeyboardInterrupt handler. A
-# process inherits an ignored SIGINT, and a shell script's background job (`pytest &`)
-# ignores SIGINT (POSIX), so without this the test fails whenever the suite runs that way.
-AS_FROM_A_TERMINAL = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-                      "sys.argv[0] = 'stereoprobe'; from stereoprobe.cli import main; main()")
 
 
 def test_ctrl_c_stops_at_once_and_keeps_every_answer_received(fake_openai, tmp_path):
