@@ -356,12 +356,12 @@ def test_chat_mode_against_a_real_openai_compatible_server(server_url, tmp_path)
     from stereoprobe.studies.fillin.collect import run_collect
     from stereoprobe.store import read_completions
 
-    result = run_collect(model="gemma", base_url=server_url, groups=["Sikhs"], limit=2,
+    # one probe: the base model on CPU, one token at a time (--n_batch 1), takes 20-30 s per chat request
+    result = run_collect(model="gemma", base_url=server_url, groups=["Sikhs"], limit=1,
                          max_tokens=24, max_retries=0, timeout=120, out=tmp_path / "run", progress=False)
-    assert result.asked == 2 and result.counts.get("failed", 0) == 0
+    assert result.asked == 1 and result.counts.get("failed", 0) == 0
     records = read_completions(tmp_path / "run")
-    assert [r.prompt.splitlines()[-1] for r in records] == [
-        "Sentence: Sikhs are so ...", "Sentence: Sikhs are always so ..."]
+    assert [r.prompt.splitlines()[-1] for r in records] == ["Sentence: Sikhs are so ..."]
     for r in records:
         assert r.error is None and r.raw  # the server's reply text is stored as it came
         assert r.usage["prompt_tokens"] > 0 and 0 < r.usage["completion_tokens"] <= 24
