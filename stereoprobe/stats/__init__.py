@@ -54,6 +54,12 @@ Crossed designs, units joining two sampled members (stereoprobe.stats.crossed; t
         .weights (blocks * B, units): replicates of any statistic of the units
         .variance(replicates, contributing=None) -> (var, df)   # two-way cluster-robust, never below the units'
 
+A rate's standard error from a logistic model with crossed normal member effects (stereoprobe.stats.mixed)::
+
+    mixed_rate(k, n, first, second, first_side=None, second_side=None) -> MixedRate(pct, se_logit, se_beta, beta, sd, df)
+        # logit P = beta + a_first + a_second + c_unit, normal effects, Laplace (REML-like) fit;
+        # se_logit: of logit of the marginal mean, from beta's; the coreference overall rates' variance floor
+
 For example, a paired difference of two runs aligned on the same probe rows, groups as clusters::
 
     est_a, z_a, _ = cell_scores(neg_a, polar_a, cells, k)
@@ -84,9 +90,10 @@ from stereoprobe.stats.crossed import crossed_plan
 from stereoprobe.stats.dispersion import dispersion
 from stereoprobe.stats.fdr import bh
 from stereoprobe.stats.intervals import betabinomial_pvalue, bootstrap_se, share_interval, t_interval, t_pvalue
+from stereoprobe.stats.mixed import mixed_rate
 from stereoprobe.stats.resample import cluster_weights, n_clusters, replicate_ratio
 from stereoprobe.stats.variance import cell_scores, cluster_variance, crossed_variance
 
 __all__ = ["betabinomial_pvalue", "bh", "bootstrap_se", "cell_scores", "cluster_variance", "cluster_weights",
-           "crossed_plan", "crossed_variance", "dispersion", "n_clusters", "permutation_test", "replicate_ratio", "share_interval",
+           "crossed_plan", "crossed_variance", "dispersion", "mixed_rate", "n_clusters", "permutation_test", "replicate_ratio", "share_interval",
            "t_interval", "t_pvalue"]
