@@ -15,11 +15,17 @@
    Clopper-Pearson, a t interval on the logit (delta-method se at the effective size, t
    with the plan's df), Wilson's score interval at the effective size with z = t(df), and
    the library's with the pooled design-effect floor only where the variance says nothing.
-3. ``pearson``: the jobs study's correlation with the BLS shares on the two-cluster design
+3. ``model``: Table 3's three overall rates in one scenario, the library's interval against
+   intervals from :func:`stereoprobe.stats.mixed_rate` (a logistic model with crossed normal
+   job effects, fitted to each pair's counts): its marginal mean, the observed rate on the
+   logit with the model's standard error, and the model's variance as a floor under the
+   two-way one (docs/statistics.md, "The crossed logistic model, tried and not wired in").
+4. ``pearson``: the jobs study's correlation with the BLS shares on the two-cluster design
    (tests/jobs_synth.py), vectorised over runs: the library's jackknife and variants.
 
 Usage: ``python bench/diagnose_intervals.py rare --jobs 10 --runs 300``,
-``python bench/diagnose_intervals.py rates --scenario coref-10-rare --runs 400`` or
+``python bench/diagnose_intervals.py rates --scenario coref-10-rare --runs 400``,
+``python bench/diagnose_intervals.py model --scenario coref-10-rare --runs 400 --seed 11`` or
 ``python bench/diagnose_intervals.py pearson --runs 4000``. Monte-Carlo se of a coverage c
 over R runs: sqrt(c (1 - c) / R).
 """
