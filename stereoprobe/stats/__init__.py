@@ -58,7 +58,7 @@ A rate's standard error from a logistic model with crossed normal member effects
 
     mixed_rate(k, n, first, second, first_side=None, second_side=None) -> MixedRate(pct, se_logit, se_beta, beta, sd, df)
         # logit P = beta + a_first + a_second + c_unit, normal effects, Laplace (REML-like) fit;
-        # se_logit: of logit of the marginal mean, from beta's; the coreference overall rates' variance floor
+        # se_logit: of logit of the marginal mean, from beta's (measured, not used by a study: docs/statistics.md)
 
 For example, a paired difference of two runs aligned on the same probe rows, groups as clusters::
 
