@@ -1,0 +1,52 @@
+"""bench/crossed_mixed.py: the crossed logistic model's fit, on counts whose answer is known by hand (the bench's
+candidate intervals for rare coreference rates, docs/statistics.md, rest on it; the tool does not use it)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "bench"))
+from crossed_mixed import mixed_rate  # noqa: E402
+
+WOMEN = [f"w{i}" for i in range(10) for _ in range(10)]  # 10 x 10 jobs, every pair once
+MEN = [f"m{j}" for _ in range(10) for j in range(10)]
+SIDES = (["women"] * 100, ["men"] * 100)
+
+
+def test_jobs_that_do_not_differ_give_the_binomial_standard_error():
+    # every pair 50 of 1,000 wrong: no job or pair differs, so every variance goes to its floor (0.001)
+    # and the rate is the pooled one, 5%, with beta = logit(0.05) = log(0.05 / 0.95) = -2.9444 and the
+    # binomial standard error of a logit over 100,000 answers: 1 / sqrt(100000 * 0.05 * 0.95) = 0.01451
+    fit = mixed_rate(np.full(100, 50), np.full(100, 1000), WOMEN, MEN, *SIDES)
+    assert fit.pct == pytest.approx(5.0, abs=1e-3)
+    assert fit.beta == pytest.approx(-2.9444, abs=1e-3)
+    assert fit.se_logit == pytest.approx(0.01451, rel=0.01)
+    assert max(fit.sd) < 0.01 and fit.df == 9
+
+
+def test_planted_job_effects_are_recovered():
+    # the women's jobs have effects a_i with sample sd 1 (ddof 1), the men's none, beta = -3, and
+    # every pair 100,000 answers, so each count is its expectation: the fit finds sd 1 for the
+    # women's side, about 0 for the men's and the pairs', beta -3 (the a_i sum to 0), and beta's
+    # standard error is the one of a mean of 10 jobs with sd 1: 1 / sqrt(10) = 0.316
+    a = np.linspace(-1, 1, 10)
+    a = a / a.std(ddof=1)
+    n = np.full(100, 1e5)
+    k = np.round(n / (1 + np.exp(-(-3 + np.repeat(a, 10)))))
+    fit = mixed_rate(k, n, WOMEN, MEN, *SIDES)
+    assert fit.sd[0] == pytest.approx(1.0, abs=0.02)
+    assert fit.sd[1] < 0.05 and fit.sd[2] < 0.05
+    assert fit.beta == pytest.approx(-3.0, abs=0.01)
+    assert fit.se_beta == pytest.approx(1 / np.sqrt(10), rel=0.03)
+    # the marginal mean: E logistic(-3 + Z), by 40-point quadrature; 6.93% (logistic(-3) = 4.74%)
+    assert fit.pct == pytest.approx(6.93, abs=0.05)
+
+
+def test_a_rate_without_events_is_refused():
+    with pytest.raises(ValueError, match="at least one event"):
+        mixed_rate(np.zeros(100), np.full(100, 10), WOMEN, MEN, *SIDES)
