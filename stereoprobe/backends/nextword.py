@@ -37,7 +37,6 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
-from stereoprobe.errors import BackendError
 from stereoprobe.records import Answer, Probe
 
 LETTERS = r"[^\W\d_]"  # a Unicode letter

@@ -168,7 +168,7 @@ def cancel_batches(run_dir: Path, options: dict) -> list[str]:
     lines = [f"Batch {b['id']} ({b['requests']:,} requests): {client.cancel(b['id'])}." for b in open_]
     if not open_:
         return [f"No batch of {run_dir} is under way; nothing to cancel."]
-    return [*lines, f"Next: the same collect command stores what they answered (the rest as failed; "
+    return [*lines, "Next: the same collect command stores what they answered (the rest as failed; "
                     "--retry-failed asks those again)."]
 
 
