@@ -89,7 +89,7 @@ SETS: dict[str, dict[str, list]] = {
                   "tests/test_stats_intervals.py", "tests/test_stats_robustness.py", "tests/test_review_mutants.py",
                   "tests/test_properties.py", "tests/test_mutation_kills.py", "tests/test_stats_crossed.py",
                   "tests/test_jobs_stats.py", "tests/test_mutation_kills_stats.py",
-                  "tests/test_mutation_kills_stats_rest.py"],
+                  "tests/test_mutation_kills_stats_rest.py", "tests/test_mixed.py"],
     },
 }
 # Survivors whose change cannot alter a result, recognised from the diff's removed (-) and

@@ -1,17 +1,12 @@
-"""bench/crossed_mixed.py: the crossed logistic model's fit, on counts whose answer is known by hand (the bench's
-candidate intervals for rare coreference rates, docs/statistics.md, rest on it; the tool does not use it)."""
+"""stereoprobe.stats.mixed: the crossed logistic model's fit, on counts whose answer is known by hand (the
+coreference study floors a rare overall rate's variance at the model's, docs/statistics.md)."""
 
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 import pytest
 
-from conftest import REPO
-
-sys.path.insert(0, str(REPO / "bench"))
-from crossed_mixed import mixed_rate  # noqa: E402
+from stereoprobe.stats.mixed import mixed_rate
 
 WOMEN = [f"w{i}" for i in range(10) for _ in range(10)]  # 10 x 10 jobs, every pair once
 MEN = [f"m{j}" for _ in range(10) for j in range(10)]

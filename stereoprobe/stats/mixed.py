@@ -1,9 +1,5 @@
 """A rate's standard error from a logistic model with crossed normal member effects (coreference pairs of jobs).
 
-A bench module: bench/diagnose_intervals.py ``model`` measured intervals built on it and
-the tool does not use them (docs/statistics.md, "The crossed logistic model, tried and not
-wired in"); tests/test_mixed.py checks the fit by hand.
-
 Units (pairs of jobs) each join two members (jobs), each member on a side (women- or
 men-dominated). Unit ``u`` has ``k_u`` of ``n_u`` events (wrong answers) and
 
@@ -24,13 +20,14 @@ step costs one (1 + members) solve.
 
 :func:`mixed_rate` returns the fit and ``se_logit``: the standard error of ``logit m``
 from ``beta``'s variance at the fitted variances (``d logit m / d beta`` times ``se
-beta``). Measured on the coreference study's overall rates (docs/statistics.md, "The
-crossed logistic model, tried and not wired in"; bench/diagnose_intervals.py ``model``):
-the model's mean ``m`` is not a rate to publish (it extrapolates the normal tail, well
-above the truth where the rate is a mixture), its full delta-method interval is 2-3 times
-the needed width, and ``se_logit`` as a floor under the two-way variance lifts the rare
-rates' coverage from 0.895-0.925 to 0.927-0.940 only (10 x 10 jobs) while widening the
-default design's by up to 8%; so the study does not use it.
+beta``). The coreference study uses ``se_logit`` only, as a floor under the two-way
+variance of an overall rate under 5%
+(:func:`stereoprobe.studies.coreference.inference.rate_table`): with 10 jobs a side
+that differ strongly it lifts the rare rates' coverage from 0.895-0.925 to 0.927-0.940
+(docs/statistics.md, "The crossed logistic model as a floor for rare rates";
+bench/diagnose_intervals.py ``model``). The model's mean ``m`` is not a rate to publish
+(it extrapolates the normal tail, well above the truth where the rate is a mixture), and
+its full delta-method interval is 2-3 times the needed width.
 """
 
 from __future__ import annotations
