@@ -251,15 +251,50 @@ def test_a_scene_interval_is_monotone_in_its_count_under_the_pooled_design_effec
     assert one["low"] >= zero["low"] and one["high"] >= zero["high"]
 
 
-def test_the_page_warns_when_a_rare_rate_rests_on_few_professions():
-    from stereoprobe.studies.coreference.page import rare_rate_caveat
+def _strong_job_table(base: float, total: bool = True):
+    """rate_table over 10 x 10 jobs whose wrong answers follow a logistic model with no noise: the women's
+    jobs have effects +1 (w0-w4) or -1 (w5-w9) on the logit, the men's none, and every pair 100,000 answers
+    with exactly its expected count of wrong ones, split over two scenes."""
+    import pandas as pd
 
-    # 1.8% incorrect over 20 professions (10 a side): the simulated coverage there is about 0.90, so the page warns
-    line = rare_rate_caveat({"incorrect_pct": 1.8, "inconsistent_pct": 12.0}, 20)
-    assert len(line) == 1 and "under 5% (incorrect)" in line[0] and "only 20 professions" in line[0]
-    assert "under 5% (incorrect and inconsistent)" in rare_rate_caveat({"incorrect_pct": 1.8, "inconsistent_pct": 0.0},
-                                                                       20)[0]
-    # the default design's 40 professions, or rates of 5% and more: no warning
-    assert rare_rate_caveat({"incorrect_pct": 1.8, "inconsistent_pct": 12.0}, 40) == []
-    assert rare_rate_caveat({"incorrect_pct": 5.0, "inconsistent_pct": 30.0}, 20) == []
-    assert rare_rate_caveat({"incorrect_pct": float("nan"), "inconsistent_pct": 30.0}, 20) == []
+    from stereoprobe.studies.coreference.inference import make_plan, rate_table
+
+    rows = []
+    for i in range(10):
+        for j in range(10):
+            wrong = round(1e5 / (1 + np.exp(-(base + (1.0 if i < 5 else -1.0)))))
+            for scene, k in (("a", wrong // 2), ("b", wrong - wrong // 2)):
+                rows.append({"cluster": f"w{i} / m{j}", "profession_a": f"w{i}", "profession_b": f"m{j}",
+                             "gender_a": "women", "gender_b": "men", "scene": scene, "k": k, "n": 50_000})
+    rows = pd.DataFrame(rows)
+    plan = make_plan(rows["cluster"], 400, seed=1, members=rows)
+    return rate_table(plan, rows["cluster"], rows["k"].to_numpy(float), rows["n"].to_numpy(float),
+                      (rows["scene"] == "b").to_numpy(int), ["a", "b"], total="Overall" if total else None)
+
+
+def test_a_rare_overall_rate_gets_the_crossed_logistic_models_variance():
+    # docs/statistics.md, "The crossed logistic model as a floor for rare rates". Jobs at logit(1%) + 1 and
+    # logit(1%) - 1: their rates are 2.672% and 0.370%, the overall rate their mean 1.521%. By hand:
+    # - the two-way variance: the rates' sd over the 10 women's jobs (ddof 1) is (2.672 - 0.370) / 2 *
+    #   sqrt(10 / 9) = 1.213, so their one-way variance is 1.213^2 / 10; the men's jobs add nothing (every
+    #   man meets the same women), and the pairs' own variance, subtracted, is 1.213^2 * (9 / 10) / 99 (the
+    #   100 pairs repeat the 10 rates): V = 1.213^2 * (1 / 10 - 9 / 990) = 0.1338, se 0.366 points;
+    # - the model finds the women's effects' sd sqrt(10 / 9) = 1.054 on the logit, so beta's standard error
+    #   is 1.054 / sqrt(10) = 0.333, and on the rate 100 * 0.333 * p (1 - p) = 0.499 points at p = 1.521%.
+    # The larger, the model's, makes the interval: about 2 t(9) 0.499 = 2.26 points wide, not 2 t(9) 0.366
+    # = 1.66 (the two-way interval's; Jeffreys at the effective size p (1 - p) / se^2 is close to it)
+    from stereoprobe.studies.coreference.inference import RARE_PCT
+
+    over = _strong_job_table(np.log(0.01 / 0.99)).loc["Overall"]
+    assert over["pct"] == pytest.approx(1.521, abs=0.002) and RARE_PCT == 5.0
+    assert over["high"] - over["low"] == pytest.approx(2 * 2.262 * 0.499, rel=0.03)
+
+
+def test_a_rate_of_5_percent_or_more_keeps_the_two_way_variance():
+    # the same design at logit(8%) +- 1 (rates 19.12% and 3.10%, overall 11.11%): no floor, so the interval is
+    # the two-way one, as above: the jobs' sd (19.12 - 3.10) / 2 * sqrt(10 / 9) = 8.44, se 8.44 * sqrt(1 / 10 -
+    # 9 / 990) = 2.545 points, 2 t(9) 2.545 = 11.5 points wide (the model's se would be 100 * 0.333 * 0.111 *
+    # 0.889 = 3.29 points: 14.9 wide)
+    over = _strong_job_table(np.log(0.08 / 0.92)).loc["Overall"]
+    assert over["pct"] == pytest.approx(11.11, abs=0.02)
+    assert over["high"] - over["low"] == pytest.approx(2 * 2.262 * 2.545, rel=0.03)

@@ -124,7 +124,6 @@ def key_findings(t: dict[str, Any], d: int) -> list[str]:
         out.append(f"Changing only the pronoun changed the answer in {_pct(r, 'inconsistent')} of the "
                    f"{int(r['inconsistent_n']):,} triples (he, she, they); between he and she alone in "
                    f"{_pct(r, 'binary_inconsistent')}.")
-        out += rare_rate_caveat(r, len(_sel(t["professions"], d)))
         per = t3[(t3.template != "Overall") & (t3.inconsistent_pct > 0)].sort_values("inconsistent_pct",
                                                                                     ascending=False)
         if len(per):
@@ -164,24 +163,6 @@ def key_findings(t: dict[str, Any], d: int) -> list[str]:
                     f"q = {_q(r.q)})" for r in rows.itertuples()]
             out.append(f"Debiasing prefix {int(dd)} against none: " + "; ".join(bits) + ".")
     return out
-
-
-#: Below these, an overall rate's interval was shown too narrow in simulation (docs/statistics.md, coref-10-rare:
-#: 10 jobs a side, about 2% wrong, job effects sd 1 on the logit: coverage about 0.90, not 0.95); at 20 a side
-#: (the default design) it holds, rare rates included.
-RARE_PCT, FEW_JOBS = 5.0, 30
-
-
-def rare_rate_caveat(overall: dict[str, Any], n_professions: int) -> list[str]:
-    """A warning when an overall rate is rare and the jobs few: its interval may be too narrow."""
-    rare = [m for m in ("incorrect", "inconsistent") if number(overall.get(f"{m}_pct")) != "–"
-            and float(overall[f"{m}_pct"]) < RARE_PCT]
-    if not rare or not 0 < n_professions < FEW_JOBS:
-        return []
-    return [f"Caution: with a rate under {RARE_PCT:.0f}% ({' and '.join(rare)}) and only {n_professions} "
-            "professions, the intervals of these rates can be too narrow: in simulation with 10 jobs a side, a rate "
-            "near 2% and jobs that differ strongly, they held the truth about 90% of the time, not 95% "
-            "(docs/statistics.md). More professions make them trustworthy."]
 
 
 def four_fifths_finding(ff: Any) -> str:
