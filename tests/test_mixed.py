@@ -45,3 +45,50 @@ def test_planted_job_effects_are_recovered():
 def test_a_rate_without_events_is_refused():
     with pytest.raises(ValueError, match="at least one event"):
         mixed_rate(np.zeros(100), np.full(100, 10), WOMEN, MEN, *SIDES)
+
+
+def _logistic_moments(beta: float, tau: float) -> tuple[float, float]:
+    """E logistic(beta + tau Z) and E p(1 - p) by adaptive quadrature (not the module's Gauss-Hermite nodes)."""
+    from scipy import integrate, stats
+
+    def mean(f):
+        return integrate.quad(lambda z: f(1 / (1 + np.exp(-(beta + tau * z)))) * stats.norm.pdf(z), -12, 12)[0]
+
+    return mean(lambda p: p), mean(lambda p: p * (1 - p))
+
+
+def test_the_marginal_rate_and_its_logit_standard_error_at_a_spread_of_one_half():
+    # as above with the women's effects at sd 0.5: the fit finds 0.5, beta -3 and se(beta) = 0.5 / sqrt(10) =
+    # 0.158; the rate of "jobs like these" is m = E logistic(-3 + 0.5 Z) = 5.27%, and d logit m / d beta =
+    # E p(1 - p) / (m (1 - m)) = 0.987 (both moments by quadrature; for a small rate about 1 - m (e^(tau^2) - 1)
+    # / (1 - m) = 1 - 0.0527 * 0.284 / 0.947 = 0.984), so se_logit = 0.987 * 0.158 = 0.156
+    a = np.linspace(-1, 1, 10)
+    a = 0.5 * a / a.std(ddof=1)
+    n = np.full(100, 1e5)
+    k = np.round(n / (1 + np.exp(-(-3 + np.repeat(a, 10)))))
+    fit = mixed_rate(k, n, WOMEN, MEN, *SIDES)
+    assert fit.sd[0] == pytest.approx(0.5, abs=0.01) and fit.beta == pytest.approx(-3.0, abs=0.01)
+    assert fit.se_beta == pytest.approx(0.5 / np.sqrt(10), rel=0.03)
+    m, pq = _logistic_moments(fit.beta, fit.sd[0])
+    assert fit.pct == pytest.approx(100 * m, rel=1e-4) and 5.2 < fit.pct < 5.35
+    assert fit.se_logit == pytest.approx(pq / (m * (1 - m)) * fit.se_beta, rel=1e-4)
+    assert fit.se_logit / fit.se_beta == pytest.approx(0.987, abs=0.002)
+
+
+def test_pairs_of_one_pool_are_one_side():
+    # random pairs (no sides): every job in one pool, so the degrees of freedom are its 20 jobs minus 1; the
+    # fit is the one of the same pairs with every job labelled alike
+    rng = np.random.default_rng(4)
+    k = rng.binomial(200, 0.05, 100)
+    pooled = mixed_rate(k, np.full(100, 200), WOMEN, MEN)
+    labelled = mixed_rate(k, np.full(100, 200), WOMEN, MEN, ["any"] * 100, ["any"] * 100)
+    assert pooled.df == 19 and len(pooled.sd) == 2
+    assert pooled.se_logit == pytest.approx(labelled.se_logit, rel=1e-9) and pooled.pct == labelled.pct
+
+
+def test_one_event_is_enough_and_all_events_are_not():
+    k = np.zeros(100)
+    k[0] = 1
+    assert 0 < mixed_rate(k, np.full(100, 10), WOMEN, MEN, *SIDES).pct < 1
+    with pytest.raises(ValueError, match="one non-event"):
+        mixed_rate(np.full(100, 10), np.full(100, 10), WOMEN, MEN, *SIDES)
