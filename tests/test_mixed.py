@@ -92,3 +92,36 @@ def test_one_event_is_enough_and_all_events_are_not():
     assert 0 < mixed_rate(k, np.full(100, 10), WOMEN, MEN, *SIDES).pct < 1
     with pytest.raises(ValueError, match="one non-event"):
         mixed_rate(np.full(100, 10), np.full(100, 10), WOMEN, MEN, *SIDES)
+
+
+def test_the_inner_mode_is_the_maximum_of_the_joint_log_density():
+    # on noisy counts (10 x 10 jobs, job effects sd 1, pair effects sd 0.5, 50 answers a pair): at given
+    # spreads, the Newton steps must land where scipy's own optimiser finds the maximum of the model's log
+    # density over beta, the 20 job effects and the 100 pair effects,
+    #   sum_u [k_u eta_u - n_u log(1 + e^eta_u)] - sum_j a_j^2 / (2 s_side(j)^2) - sum_u c_u^2 / (2 s_unit^2)
+    from scipy import optimize
+
+    from stereoprobe.stats.mixed import _codes, _Laplace
+
+    rng = np.random.default_rng(6)
+    a = rng.normal(0, 1, 20)
+    eta = -3 + a[[int(w[1:]) for w in WOMEN]] + a[[10 + int(m[1:]) for m in MEN]] + rng.normal(0, 0.5, 100)
+    n = np.full(100, 50.0)
+    k = rng.binomial(50, 1 / (1 + np.exp(-eta))).astype(float)
+    pairs, side, sides = _codes(WOMEN, MEN, *SIDES)
+    model = _Laplace(k, n, pairs, side, sides)
+    sd = np.array([1.0, 0.8, 0.5])  # women's jobs, men's jobs, pairs
+    value, _, _ = model.mode(np.log(sd))
+    prec = np.r_[0.0, 1 / sd[side] ** 2]
+
+    def minus_log_density(x):
+        theta, c = x[:21], x[21:]
+        e = model.X @ theta + c
+        p = 1 / (1 + np.exp(-e))
+        f = np.sum(k * e - n * np.logaddexp(0, e)) - 0.5 * np.sum(prec * theta**2) - 0.5 * np.sum(c**2) / sd[2] ** 2
+        r = k - n * p
+        return -f, -np.r_[model.X.T @ r - prec * theta, r - c / sd[2] ** 2]
+
+    best = optimize.minimize(minus_log_density, np.zeros(121), jac=True, method="BFGS", options={"gtol": 1e-9})
+    assert value == pytest.approx(-best.fun, abs=1e-6)
+    assert np.abs(np.r_[model.theta, model.c] - best.x).max() < 1e-4
