@@ -24,11 +24,18 @@
    floored interval; the docs' table was measured before (the two-way interval alone).
 4. ``pearson``: the jobs study's correlation with the BLS shares on the two-cluster design
    (tests/jobs_synth.py), vectorised over runs: the library's jackknife and variants.
+5. ``paired``: why the null prefix-effect / compare tests flag under 5%: two runs of one model
+   (tests/coref_synth.py ``simulate_pair``, ``k`` x ``k`` jobs), every contrast of
+   :func:`stereoprobe.studies.coreference.paired.paired_differences`, with the plan's variance
+   parts recorded; the library's p-value against the pairs' variance alone, the two-way one
+   without its floor (members' or Satterthwaite's degrees of freedom), and the floor with
+   Satterthwaite's.
 
 Usage: ``python bench/diagnose_intervals.py rare --jobs 10 --runs 300``,
 ``python bench/diagnose_intervals.py rates --scenario coref-10-rare --runs 400``,
-``python bench/diagnose_intervals.py model --scenario coref-10-rare --runs 400 --seed 11`` or
-``python bench/diagnose_intervals.py pearson --runs 4000``. Monte-Carlo se of a coverage c
+``python bench/diagnose_intervals.py model --scenario coref-10-rare --runs 400 --seed 11``,
+``python bench/diagnose_intervals.py pearson --runs 4000`` or
+``python bench/diagnose_intervals.py paired --jobs 20 --runs 150 --seed 5``. Monte-Carlo se of a coverage c
 over R runs: sqrt(c (1 - c) / R).
 """
 
@@ -300,11 +307,64 @@ def pearson(runs: int, seed: int) -> None:
         _cover(f"bootstrap stratified by side, percentile ({b})", lows, highs, true, r)
 
 
+def paired(k: int, runs: int, boot: int, seed: int) -> None:
+    """Null paired contrasts (two runs of one model): the size of each variance rule at the same parts."""
+    import stereoprobe.studies.coreference.inference as inference
+    from coref_synth import Model, design, simulate_pair
+
+    from stereoprobe.stats.crossed import CrossedPlan
+    from stereoprobe.studies.coreference.paired import align, paired_differences
+
+    seen, original = [], CrossedPlan.variance
+
+    def recording(plan, replicates, contributing=None):
+        reps = np.asarray(replicates, dtype=np.float64)
+        blocks = reps.reshape(len(plan.factors), plan.n_boot, *reps.shape[1:])
+        with np.errstate(all="ignore"):
+            parts = np.stack([f * np.nanvar(b, axis=0, ddof=1) for f, b in zip(plan.factors, blocks)])
+        var, df = original(plan, replicates, contributing)
+        seen.append((parts, var, df, plan.df(contributing)))
+        return var, df
+
+    d, rng, rows = design(k), np.random.default_rng(seed), []
+    CrossedPlan.variance = recording
+    try:
+        for r in range(runs):
+            fa, fb = align(*simulate_pair(d, Model(), Model(), rng))
+            plan = inference.plan_for(fa, boot, seed=r)
+            seen.clear()
+            out = paired_differences(fa, fb, plan)
+            ones = [x for x in seen if np.ndim(x[1]) == 1 and len(x[1]) == 1][-len(out):]  # contrast(): one column each
+            for (parts, var, df, members), (_, row) in zip(ones, out.iterrows()):
+                if np.isfinite(row["p"]) and np.isfinite(row["difference"]):
+                    rows.append([row["difference"], *parts[:, 0], var[0], df[0], float(np.ravel(members)[0]), row["p"]])
+    finally:
+        CrossedPlan.variance = original
+    diff, v_women, v_men, v_pairs, var, df, members, p = np.array(rows).T
+    pairs_df = float(len(plan.clusters) - 1)
+    two = v_women + v_men - v_pairs
+    satt = np.clip(two**2 / (v_women**2 / members + v_men**2 / members + v_pairs**2 / pairs_df), 1, None)
+
+    def size(v, dof):
+        return np.mean(2 * stats.t.sf(np.abs(diff) / np.sqrt(v), dof) < 0.05)
+
+    print(f"{k} x {k} jobs, {runs} null paired runs, {len(diff)} contrasts, {boot} replicates per block")
+    print(f"  the library (floor at the pairs' variance, used in {np.mean(two <= v_pairs):.0%}): {np.mean(p < 0.05):.3f}; "
+          f"its mean variance {var.mean() / v_pairs.mean():.2f} x the pairs', the two-way's {two.mean() / v_pairs.mean():.2f} x")
+    print(f"  the pairs' variance alone, t({pairs_df:.0f}): {size(v_pairs, pairs_df):.3f}")
+    print(f"  two-way without the floor (the pairs' where it is not positive), members' df: "
+          f"{size(np.where(two > 0, two, v_pairs), np.where(two > 0, members, pairs_df)):.3f}")
+    print(f"  the same, Satterthwaite's df (median {np.median(satt[two > 0]):.1f}): "
+          f"{size(np.where(two > 0, two, v_pairs), np.where(two > 0, satt, pairs_df)):.3f}")
+    print(f"  the library's variance, Satterthwaite's df where the two-way is used: "
+          f"{size(var, np.where(two > v_pairs, satt, pairs_df)):.3f}")
+
+
 if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["rare", "rates", "model", "pearson"])
+    parser.add_argument("what", choices=["rare", "rates", "model", "pearson", "paired"])
     parser.add_argument("--scenario", default="coref-10-rare", help="rates: a coreference scenario of bench/sim_crossed.py")
     parser.add_argument("--jobs", type=int, default=10)
     parser.add_argument("--runs", type=int, default=300)
@@ -318,5 +378,7 @@ if __name__ == "__main__":
         rates(args.scenario, args.runs, args.boot, args.seed)
     elif args.what == "model":
         model(args.scenario, args.runs, args.boot, args.seed)
+    elif args.what == "paired":
+        paired(args.jobs, args.runs, args.boot, args.seed)
     else:
         pearson(args.runs, args.seed)
