@@ -23,7 +23,7 @@ from ``beta``'s variance at the fitted variances (``d logit m / d beta`` times `
 beta``). The coreference study uses ``se_logit`` only, as a floor under the two-way
 variance of an overall rate under 5%
 (:func:`stereoprobe.studies.coreference.inference.rate_table`): with 10 jobs a side
-that differ strongly it lifts the rare rates' coverage from 0.895-0.925 to 0.927-0.940
+that differ strongly it lifts the rare rates' coverage from 0.895-0.925 to 0.927-0.948
 (docs/statistics.md, "The crossed logistic model as a floor for rare rates";
 bench/diagnose_intervals.py ``model``). The model's mean ``m`` is not a rate to publish
 (it extrapolates the normal tail, well above the truth where the rate is a mixture), and
