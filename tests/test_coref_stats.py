@@ -298,3 +298,30 @@ def test_a_rate_of_5_percent_or_more_keeps_the_two_way_variance():
     over = _strong_job_table(np.log(0.08 / 0.92)).loc["Overall"]
     assert over["pct"] == pytest.approx(11.11, abs=0.02)
     assert over["high"] - over["low"] == pytest.approx(2 * 2.262 * 2.545, rel=0.03)
+
+
+def test_the_floor_brings_the_jobs_degrees_of_freedom_with_it():
+    # 3 x 3 jobs, 42 answers a pair, 5 wrong answers in 5 different pairs (1.323%): the pairs look alike, the
+    # two-way variance falls to the pairs' own floor (degrees of freedom 9 pairs - 1 = 8). The model finds no
+    # spread, so its variance is the binomial one on the logit, 1 / (378 p (1 - p)) = 1 / 4.935, on the rate
+    # (100 * 0.450 * 0.01323 * 0.98677)^2 = 0.3454: larger, and it rests on 3 jobs a side, so t(2), not t(8)
+    import pandas as pd
+
+    from stereoprobe.stats import share_interval
+    from stereoprobe.studies.coreference.inference import make_plan, rare_floor, rate_table, replicates
+
+    wrong = [1, 1, 0, 1, 0, 1, 0, 0, 1]
+    rows = pd.DataFrame([{"cluster": f"w{i} / m{j}", "profession_a": f"w{i}", "profession_b": f"m{j}",
+                          "gender_a": "women", "gender_b": "men", "k": wrong[3 * i + j], "n": 42}
+                         for i in range(3) for j in range(3)])
+    plan = make_plan(rows["cluster"], 400, seed=1, members=rows)
+    k, n, keys = rows["k"].to_numpy(float), rows["n"].to_numpy(float), np.zeros(9, int)
+    est, reps, mnum, mden = replicates(plan, rows["cluster"], k, n, keys, 1, True)
+    var, df = plan.crossed.variance(reps, mden > 0)
+    assert df[-1] == 8 and var[-1] < 0.3454
+    floor, floor_df = rare_floor(plan, est[-1], mnum[:, -1], mden[:, -1])
+    assert floor == pytest.approx(0.3454, rel=0.01) and floor_df == 2
+    over = rate_table(plan, rows["cluster"], k, n, keys, ["all"], total="Overall").loc["Overall"]
+    at = {d: share_interval(np.array([est[-1]]), None, 9, np.array([378.0]), variance=np.array([floor]),
+                            df=np.array([float(d)]), deff_floor=1.0, method="jeffreys") for d in (2, 8)}
+    assert over["high"] == pytest.approx(float(at[2][1][0]), rel=1e-9) and over["high"] > float(at[8][1][0]) + 1
