@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterator, Sequence
 from stereoprobe import __version__
 from stereoprobe.backends.base import Backend
 from stereoprobe.errors import BackendError, DataError
+from stereoprobe.designs import DEFAULT as DEFAULT_DESIGN
 from stereoprobe.manifest import BackendSettings, CatalogInfo, RunManifest, read_manifest, write_manifest
 from stereoprobe.records import Completion, Probe
 from stereoprobe.store import RunStore, now_iso
@@ -41,6 +42,7 @@ class StudyRun:
     catalog_info: CatalogInfo | None | Callable[[CatalogInfo | None], CatalogInfo | None]
     score_command: str = "score"
     parser_version: str | None = None
+    design: str | None = None  # stereoprobe.designs: the named design the probes and settings come from
 
 
 @dataclass
@@ -93,6 +95,10 @@ def _check_same_run(old: RunManifest | None, new: RunManifest, run_dir: Path) ->
         raise DataError(
             f"{run_dir} holds a {old.study} run, not a {new.study} one; pass --out NEW_DIR for the {new.study} study."
         )
+    was, made = old.design or DEFAULT_DESIGN, new.design or DEFAULT_DESIGN
+    if was != made:
+        raise DataError(f"{run_dir} holds a run of the {was} design, not the {made} one; pass --design {was} to "
+                        f"continue it, or --out NEW_DIR for a run of the {made} design.")
     before, now = old.settings.identity(), new.settings.identity()
     if before.get("options.model_sha256") != now.get("options.model_sha256") and before.get("options.model_sha256"):
         was, made = old.settings.options, new.settings.options
@@ -257,6 +263,7 @@ def _manifest(old: RunManifest | None, backend: Backend, samples: int, study: St
         counts=old.counts if old else {},
         sessions=old.sessions if old else (),
         batch=old.batch if old else None,
+        design=study.design or DEFAULT_DESIGN,
     )
 
 

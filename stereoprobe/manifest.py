@@ -125,6 +125,7 @@ class RunManifest:
     counts: Mapping[str, int] = field(default_factory=dict)
     sessions: tuple[Mapping[str, Any], ...] = ()
     batch: Mapping[str, Any] | None = None  # a batch run's state (stereoprobe/batch/run.py)
+    design: str | None = None  # stereoprobe.designs: default, quick, published; None: written before designs
 
     @property
     def model(self) -> str | None:
@@ -177,9 +178,16 @@ class RunManifest:
                 counts=dict(data.get("counts") or {}),
                 sessions=tuple(data.get("sessions") or ()),
                 batch=data.get("batch") if isinstance(data.get("batch"), dict) else None,
+                design=_design(data.get("design")),
             )
         except (TypeError, ValueError, AttributeError) as exc:
             raise DataError(f"{where}: not a run manifest ({exc}); restore it or use a new --out directory.") from None
+
+
+def _design(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"design must be a string, not {value!r}")
+    return value
 
 
 def manifest_path(run_dir: str | Path) -> Path:

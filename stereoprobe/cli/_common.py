@@ -64,6 +64,13 @@ def study_option(func: Callable[..., Any]) -> Callable[..., Any]:
                              "anecdotes per profession) or stories (Marin & Eger's story names).")(func)
 
 
+def design_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--design", type=click.Choice(["default", "quick", "published"]), default=None,
+                        help="A named design (docs/designs.md): default (the study's own settings), quick (a "
+                             "documented subset, for a fast first look) or published (the paper's own settings, "
+                             "so its figures can stand beside the run's).")(func)
+
+
 def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
     """The catalog and filter options shared by `probes` and `collect` (every study's)."""
     options = [

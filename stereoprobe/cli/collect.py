@@ -6,12 +6,14 @@ from pathlib import Path
 
 import click
 
-from stereoprobe.cli._common import friendly_errors, given_options, in_range, probe_filters, study_option
+from stereoprobe.cli._common import (design_option, friendly_errors, given_options, in_range, probe_filters,
+                                     study_option)
 from stereoprobe.cli.batch import batch_options
 
 
 @click.command("collect")
 @study_option
+@design_option
 @probe_filters
 @click.option("--model", "-m", default=None, help="Model name at the endpoint, e.g. gpt-4o-mini. "
               "Without --model and --base-url: the embedded Gemma 3 270M, offline.")
@@ -62,7 +64,7 @@ from stereoprobe.cli.batch import batch_options
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @batch_options
 @friendly_errors
-def command(study, catalog, category, group, fmt, templates, questions, job, prompt, pairs, seed, pairs_file, setting, debias, labels,
+def command(study, design, catalog, category, group, fmt, templates, questions, job, prompt, pairs, seed, pairs_file, setting, debias, labels,
             model,
             base_url, model_file, api_key_env, mode, out, temperature, max_tokens, top_p, instruction, instruction_file,
             concurrency, workers,
@@ -111,64 +113,24 @@ def command(study, catalog, category, group, fmt, templates, questions, job, pro
 
     spec = batch_spec(click.get_current_context())
     with using(spec):
-        _collect(study, debias, instruction, instruction_file, dry_run and spec is None, price_in, price_out, quiet,
+        _collect(study, dry_run and spec is None, quiet,
                  exempt=(*BATCH_OPTIONS, "price_in", "price_out") if spec else BATCH_OPTIONS)
 
 
-def _collect(study, debias, instruction, instruction_file, dry_run, price_in, price_out, quiet, exempt):
+def _collect(study, dry_run, quiet, exempt):
+    from stereoprobe.designs import apply
     from stereoprobe.studies import get_study
     from stereoprobe.studies.base import check_flags
 
     chosen = get_study(study)
     ctx = click.get_current_context()
-    check_flags(chosen, "collect", [n for n in given_options(ctx) if n != "study" and n not in exempt])
-    p = ctx.params
-    if chosen.name != "fill-in":
-        options = dict(ctx.params, given=frozenset(given_options(ctx)))
-        if dry_run:
-            click.echo(chosen.estimate(options).summary())
-            return
-        result = chosen.collect(options, progress=not quiet)
-        click.echo(result.summary())
-        click.echo(result.next_step())
-        return
-    from stereoprobe.studies.fillin.collect import CollectRequest, run_collect
-
-    debias = _fill_in_debias(debias)
-
-    if instruction_file is not None:
-        instruction = Path(instruction_file).read_text(encoding="utf-8")
-    request = CollectRequest(
-        catalog=p["catalog"], categories=p["category"], groups=p["group"], format=p["fmt"], limit=p["limit"],
-        model=p["model"], base_url=p["base_url"], api_key_env=p["api_key_env"], mode=p["mode"], out=p["out"],
-        temperature=p["temperature"], max_tokens=p["max_tokens"], top_p=p["top_p"], instruction=instruction,
-        concurrency=p["concurrency"], timeout=p["timeout"], max_retries=p["max_retries"], samples=p["samples"],
-        retry_failed=p["retry_failed"], templates=p["templates"], debias=debias,
-        workers=p["workers"], phrase_filter=p["phrase_filter"], model_file=p["model_file"],
-    )
+    given = [n for n in given_options(ctx) if n not in ("study", "design") and n not in exempt]
+    check_flags(chosen, "collect", given)
+    params = {k: v for k, v in ctx.params.items() if k != "design"}
+    options = apply(chosen, ctx.params.get("design"), dict(params, given=frozenset(given)))
     if dry_run:
-        from stereoprobe.studies.fillin.collect import estimate_collect
-
-        click.echo(estimate_collect(request, price_in, price_out).summary())
+        click.echo(chosen.estimate(options).summary())
         return
-    result = run_collect(request, progress=not quiet)
+    result = chosen.collect(options, progress=not quiet)
     click.echo(result.summary())
     click.echo(result.next_step())
-
-
-def _fill_in_debias(value: str | None) -> int | None:
-    """The fill-in study's --debias: one prefix, 1-6."""
-    from stereoprobe.errors import DataError
-    from stereoprobe.limits import out_of_range
-
-    if value is None:
-        return None
-    try:
-        number = int(value)
-    except ValueError:
-        raise DataError(f"--debias {value!r}: the fill-in study takes one prefix number, 1-6 "
-                        "(all, none and lists are for --study jobs).") from None
-    problem = out_of_range("debias", number)
-    if problem:
-        raise DataError(problem)
-    return number

@@ -6,17 +6,18 @@ from pathlib import Path
 
 import click
 
-from stereoprobe.cli._common import friendly_errors, given_options, probe_filters, study_option
+from stereoprobe.cli._common import design_option, friendly_errors, given_options, probe_filters, study_option
 
 
 @click.command("probes")
 @study_option
+@design_option
 @probe_filters
 @click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N probes.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the probes to FILE.csv or FILE.jsonl instead of a table.")
 @friendly_errors
-def command(study, output, **options):
+def command(study, design, output, **options):
     """List the probes: fill-in's masked probes, the jobs study's prompts, or the coreference scenes.
 
     \b
@@ -32,12 +33,14 @@ def command(study, output, **options):
       stereoprobe probes --study coreference                      16,800: 7 templates x 800 pairs x 3
       stereoprobe probes --study coreference --pairs 100 --seed 1 --prompt late
     """
+    from stereoprobe.designs import apply
     from stereoprobe.studies import get_study
     from stereoprobe.studies.base import check_flags
 
     chosen = get_study(study)
-    check_flags(chosen, "probes", [n for n in given_options(click.get_current_context()) if n != "study"])
-    probes = chosen.list_probes(options)
+    given = [n for n in given_options(click.get_current_context()) if n not in ("study", "design")]
+    check_flags(chosen, "probes", given)
+    probes = chosen.list_probes(apply(chosen, design, dict(options, given=frozenset(given))))
     if study in (None, "fill-in") and options.get("limit"):
         probes = probes[: options["limit"]]
     if output:

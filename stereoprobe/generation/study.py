@@ -121,7 +121,8 @@ class GenerationStudy(FolderStudy):
                            retry_failed=bool(options.get("retry_failed")), concurrency=backend.max_concurrency,
                            progress=progress,
                            study=StudyRun(self.name, GenRecord, ask, info,
-                                          parser_version=backend.classifier.version))
+                                          parser_version=backend.classifier.version,
+                                          design=options.get("design")))
         finally:
             backend.close()
 

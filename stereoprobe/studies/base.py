@@ -84,9 +84,24 @@ class Study:
     def metrics(self) -> Any:
         """The study's gate metrics: the ``metrics`` module of its folder (``SPECS``,
         ``values``, ``differences``: stereoprobe/gate/values.py), or None if it has none."""
+        return self._folder_module("metrics")
+
+    def designs(self) -> Any:
+        """The study's named designs: the ``designs`` module of its folder (``designs(options)``:
+        stereoprobe/designs.py), or None if it has none."""
+        return self._folder_module("designs")
+
+    def paper_figures(self) -> list[Any]:
+        """The published figures this study's pages may quote (``data/paper_figures.csv`` in its
+        folder, stereoprobe/papers.py), each printed only beside a like-for-like value."""
+        from stereoprobe.papers import figures_of
+
+        return figures_of(self)
+
+    def _folder_module(self, stage: str) -> Any:
         import importlib
 
-        name = f"{type(self).__module__}.metrics"
+        name = f"{type(self).__module__}.{stage}"
         try:
             return importlib.import_module(name)
         except ModuleNotFoundError as exc:

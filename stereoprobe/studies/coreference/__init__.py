@@ -109,7 +109,8 @@ class CoreferenceStudy(FolderStudy):
                            retry_failed=bool(options.get("retry_failed")), concurrency=backend.max_concurrency,
                            progress=progress,
                            study=StudyRun(self.name, CorefRecord, ask, catalog_info(source),
-                                          parser_version=PARSER_VERSION if backend.method == "chat" else None))
+                                          parser_version=PARSER_VERSION if backend.method == "chat" else None,
+                                          design=options.get("design")))
         finally:
             backend.close()
 

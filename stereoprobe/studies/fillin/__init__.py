@@ -57,6 +57,16 @@ class FillInStudy(Study):
 
         write_probes(probes, path)
 
+    def collect(self, options: Mapping[str, Any], progress: bool = True) -> Any:
+        from stereoprobe.studies.fillin.collect import request_from_options, run_collect
+
+        return run_collect(request_from_options(options), progress=progress)
+
+    def estimate(self, options: Mapping[str, Any]) -> Any:
+        from stereoprobe.studies.fillin.collect import estimate_collect, request_from_options
+
+        return estimate_collect(request_from_options(options), options.get("price_in"), options.get("price_out"))
+
     def score(self, run_dir: Path, options: Mapping[str, Any]) -> tuple[Any, Path]:
         from stereoprobe.studies.fillin.sentiment import analyse
 

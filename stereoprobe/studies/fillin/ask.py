@@ -19,12 +19,13 @@ from stereoprobe.studies.fillin.catalog import Catalog, default_catalog_dir
 from stereoprobe.studies.fillin.parse import PARSER_VERSION, parse_reply
 
 
-def study_run(catalog: Catalog | None, probes: Sequence[Probe], mode: str) -> StudyRun:
-    """What collect needs to ask fill-in probes of a backend in ``mode``."""
+def study_run(catalog: Catalog | None, probes: Sequence[Probe], mode: str, design: str | None = None) -> StudyRun:
+    """What collect needs to ask fill-in probes of a backend in ``mode`` (``design``: the
+    named design the run asks, stereoprobe.designs)."""
     return StudyRun(
         name="fill-in", record=Completion, ask=ask, score_command="sentiment",
         catalog_info=lambda old: catalog_info(catalog, probes, old),
-        parser_version=PARSER_VERSION if mode == "chat" else None,
+        parser_version=PARSER_VERSION if mode == "chat" else None, design=design,
     )
 
 

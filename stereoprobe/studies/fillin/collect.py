@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from stereoprobe.studies.fillin.catalog import Catalog, load_catalog
 from stereoprobe.collect import CollectResult, collect, default_run_dir
@@ -41,6 +41,7 @@ class CollectRequest:
     workers: int | None = None  # embedded model: contexts (one thread each); None: cores
     phrase_filter: bool = True  # next-word mode: keep words after which the phrase ends
     model_file: str | Path | None = None  # a GGUF file run in-process (next-word, or chat with its template)
+    design: str | None = None  # stereoprobe.designs: the named design (None: the default), in the manifest
 
     def check(self) -> None:
         """Raise DataError for a parameter out of range (stereoprobe.limits, as the CLI)."""
@@ -74,6 +75,33 @@ class CollectRequest:
 
             return default_run_dir(model_file_name(self.model_file))
         return default_run_dir(self.model or EMBEDDED_MODEL)
+
+
+def request_from_options(options: Mapping[str, Any]) -> CollectRequest:
+    """The request a ``collect`` with these options makes (the CLI's parameter names, as every
+    study's ``collect(options)`` takes them): ``--debias`` is one prefix number,
+    ``--instruction-file`` is read here."""
+    from stereoprobe.limits import out_of_range
+
+    instruction = options.get("instruction")
+    if options.get("instruction_file") is not None:
+        instruction = Path(options["instruction_file"]).read_text(encoding="utf-8")
+    debias = options.get("debias")
+    if debias is not None and not isinstance(debias, int):
+        try:
+            debias = int(debias)
+        except ValueError:
+            raise DataError(f"--debias {debias!r}: the fill-in study takes one prefix number, 1-6 "
+                            "(all, none and lists are for --study jobs).") from None
+    if debias is not None and out_of_range("debias", debias):
+        raise DataError(out_of_range("debias", debias))
+    defaults = CollectRequest()
+    picked = {name: options[name] for name in CollectRequest.__dataclass_fields__
+              if name in options and options[name] is not None and name not in ("instruction", "debias")}
+    renamed = {"categories": options.get("category") or (), "groups": options.get("group") or (),
+               "format": options.get("fmt")}
+    picked.pop("format", None)
+    return replace(defaults, **picked, **renamed, instruction=instruction, debias=debias)
 
 
 def run_collect(request: CollectRequest | None = None, progress: bool = True, **kwargs: Any) -> CollectResult:
@@ -113,7 +141,7 @@ def run_collect(request: CollectRequest | None = None, progress: bool = True, **
             retry_failed=request.retry_failed,
             concurrency=request.concurrency,
             progress=progress,
-            study=study_run(catalog, probes, backend.mode),
+            study=study_run(catalog, probes, backend.mode, request.design),
         )
     finally:
         backend.close()

@@ -105,7 +105,8 @@ class JobsStudy(FolderStudy):
             return collect(probes, backend, self.run_dir(options), samples=options.get("samples") or 1,
                            retry_failed=bool(options.get("retry_failed")), concurrency=backend.max_concurrency,
                            progress=progress,
-                           study=StudyRun(self.name, JobAnswer, ask, catalog.info()))
+                           study=StudyRun(self.name, JobAnswer, ask, catalog.info(),
+                                          design=options.get("design")))
         finally:
             backend.close()
 
