@@ -31,6 +31,8 @@ from stereoprobe.cli._common import friendly_errors, in_range
               help="Multiple-choice questions in MedQA-USMLE's format: Sterlie et al.'s multiple-choice study joins.")
 @click.option("--concurrency", "-j", type=in_range("concurrency", "int"), default=None,
               help="Parallel requests of each study (default: each study's own).")
+@click.option("--limit", type=in_range("limit", "int"), default=None, metavar="N",
+              help="Only the first N probes of each study (a first look); the same command without it continues.")
 @click.option("--dry-run", is_flag=True, help="Print each study's requests, tokens and cost; ask nothing.")
 @click.option("--price-in", type=click.FloatRange(0), default=None, metavar="PRICE",
               help="With --dry-run: price per million prompt tokens.")
@@ -43,8 +45,8 @@ from stereoprobe.cli._common import friendly_errors, in_range
               help="With --batch: seconds between polls of the batches (30).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @friendly_errors
-def command(model, base_url, model_file, mode, api_key_env, studies, design, out, questions, concurrency, dry_run,
-            price_in, price_out, batch, poll_interval, quiet):
+def command(model, base_url, model_file, mode, api_key_env, studies, design, out, questions, concurrency, limit,
+            dry_run, price_in, price_out, batch, poll_interval, quiet):
     """Run every study on one model: one folder, one run per study, scored and reported, and the card.
 
     With no --model it runs the embedded Gemma 3 270M offline, in the quick design (a
@@ -74,7 +76,7 @@ def command(model, base_url, model_file, mode, api_key_env, studies, design, out
     if poll_interval is not None and batch is None:
         raise DataError("--poll-interval applies with --batch openai|anthropic.")
     spec = ModelSpec(model, base_url, None if model_file is None else str(model_file), mode, api_key_env)
-    plan = plan_suite(spec, studies, design, out, questions, concurrency, batch)
+    plan = plan_suite(spec, studies, design, out, questions, concurrency, batch, limit)
     for line in describe_plan(plan):
         click.echo(line)
     if dry_run:

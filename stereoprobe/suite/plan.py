@@ -208,7 +208,7 @@ def _how(backend: Mapping[str, Any]) -> str:
 
 def plan_suite(model: ModelSpec, studies: str | Sequence[str] | None = None, design: str | None = None,
                out: str | Path | None = None, questions: str | None = None,
-               concurrency: int | None = None, batch: str | None = None) -> SuitePlan:
+               concurrency: int | None = None, batch: str | None = None, limit: int | None = None) -> SuitePlan:
     """The suite these choices ask for, every study checked (module docstring); nothing is
     created or changed."""
     from stereoprobe.designs import NAMES, apply, designs_of
@@ -238,6 +238,8 @@ def plan_suite(model: ModelSpec, studies: str | Sequence[str] | None = None, des
         options = {**options, "given": frozenset(options) - {"out"}}
         chosen = designs_of(study, options).get(design)
         options = apply(study, design, options)
+        if limit is not None:  # collect's --limit: only the first N probes (after the design's own limit)
+            options["limit"] = min(limit, options.get("limit") or limit)
         try:
             estimate = study.estimate(options)
         except DataError as exc:

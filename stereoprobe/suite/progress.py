@@ -82,8 +82,8 @@ class SuiteProgress:
 
         def make(total: int, unit: str) -> _Bar:
             if unit in _COUNTED:  # collect's todo: what is left of this study
-                self.done[key] = max(0, self.total[key] - total)
-                self._draw(force=True)
+                before, self.done[key] = self.done[key], max(0, self.total[key] - total)
+                self._draw(force=self.done[key] != before)
             return _Bar(self, key, unit in _COUNTED)
 
         return make
