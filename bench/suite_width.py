@@ -44,10 +44,10 @@ STUDIES = {
     "fill-in": ("fill-in", [], "embedded", {"group"}, (382, 131)),
     "jobs": ("jobs", [], "embedded", set(), (40, 20)),
     "sterlie": ("coreference", ["--templates", "sterlie"], "embedded", set(), (18, 18)),
-    "coreference": ("coreference", [], "fake", set(), (40, 12)),
-    "anecdotes": ("anecdotes", [], "fake", {"profession"}, (40, 10)),
-    "stories": ("stories", [], "fake", {"profession"}, (95, 30)),
-    "hobbies": ("hobbies", [], "fake", set(), (214, 20)),
+    "coreference": ("coreference", [], "fake", set(), (40, 16)),
+    "anecdotes": ("anecdotes", [], "fake", {"profession"}, (40, 20)),
+    "stories": ("stories", [], "fake", {"profession"}, (19, 10)),
+    "hobbies": ("hobbies", [], "fake", set(), (214, 40)),
 }
 KEY = "sk-width-0123456789"
 
@@ -79,11 +79,18 @@ def fake_server(key: str):
 
 
 def collect_and_score(key: str, design: str, run: Path, base_url: str | None) -> None:
+    """Collect (a complete run is kept: a fake's port, part of the run's settings, changes) and score."""
+    from stereoprobe.manifest import read_manifest
+
     study, extra, _, _, _ = STUDIES[key]
     model = ["--model", "fake-chat", "--base-url", base_url] if base_url else []
-    stereoprobe("collect", "--study", study, *extra, "--design", design, *model, "--out", str(run), "-q",
-                env={"OPENAI_API_KEY": KEY})
-    stereoprobe("score", str(run))
+    manifest = read_manifest(run)
+    if manifest is None or manifest.status != "complete":
+        stereoprobe("collect", "--study", study, *extra, "--design", design, *model, "--out", str(run), "-q",
+                    env={"OPENAI_API_KEY": KEY})
+    folder = "sentiment" if study == "fill-in" else study
+    if not (run / folder / "meta.json").is_file():
+        stereoprobe("score", str(run))
 
 
 def widths(key: str, run: Path) -> dict:

@@ -38,20 +38,20 @@ def test_the_draws_keep_each_side_and_category():
     # a third of each category, at least 4: profession 116 -> 39, race 99 -> 33, religion 10 -> 4, political 9 -> 4
     assert (per["profession"], per["race"], per["religion"], per["political"]) == (39, 33, 4, 4)
     assert len(fillin) == 131
-    for name, each in (("jobs", 10), ("coreference", 6), ("anecdotes", 5)):
+    for name, each in (("jobs", 10), ("coreference", 8), ("anecdotes", 10)):
         sides = Counter(r["dominated_by"] for r in get_study(name).designs().draw_quick())
         assert sides == {"women": each, "men": each}, name
-    assert Counter(r["gender"] for r in get_study("hobbies").designs().draw_quick()) == {"female": 10, "male": 10}
+    assert Counter(r["gender"] for r in get_study("hobbies").designs().draw_quick()) == {"female": 20, "male": 20}
 
 
 @pytest.mark.parametrize("name, extra, probes", [
     ("fill-in", {}, 131 * 6),
     ("jobs", {}, 20 * 13),  # 13 prompts a job: 4 prompts x 2 settings and 5 story prompts
-    ("coreference", {}, 6 * 6 * 2 * 7 * 3),
+    ("coreference", {}, 8 * 8 * 2 * 7 * 3),
     ("coreference", {"templates": "sterlie"}, 18),
-    ("anecdotes", {}, 10),
-    ("stories", {}, 6 * 5),
-    ("hobbies", {}, 20),
+    ("anecdotes", {}, 20),
+    ("stories", {}, 8 * 5),
+    ("hobbies", {}, 40),
 ])
 def test_each_quick_design_asks_what_its_line_says(name, extra, probes):
     study = get_study(name)
@@ -78,5 +78,6 @@ def test_a_quick_design_is_of_the_built_in_data_only():
     assert "quick" not in designs_of(study, {"catalog": "mine.csv"})
     with pytest.raises(DataError, match="The anecdotes study has no quick design here"):
         apply(study, "quick", {"catalog": "mine.csv", "given": frozenset({"catalog"})})
-    with pytest.raises(DataError, match="--samples 3 conflicts with the quick design of the hobbies study"):
-        apply(get_study("hobbies"), "quick", {"samples": 3, "given": frozenset({"samples"})})
+    with pytest.raises(DataError, match="--samples 5 conflicts with the quick design of the hobbies study, which "
+                                        "sets 2"):
+        apply(get_study("hobbies"), "quick", {"samples": 5, "given": frozenset({"samples"})})

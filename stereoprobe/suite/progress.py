@@ -6,8 +6,8 @@ and the answers of all studies add up in one display: tqdm's bar on a terminal, 
 every few seconds elsewhere (CI logs, ``> file``), both on stderr.
 
 The time left: each study's answers left, weighted by what an answer of that study costs
-(``EMBEDDED``: seconds per answer and per study on the embedded model, measured by
-bench/bench_suite.py on a quiet 2-core machine; a served model's answers weigh the same), then
+(``EMBEDDED``: seconds per answer and per study on the embedded model on a quiet 2-core
+machine, the same for a model file; a served model's answers weigh the same), then
 scaled by how fast this machine has gone so far in this session (seconds spent collecting per
 weighted answer collected). Before anything is collected a served model shows no estimate.
 
@@ -23,16 +23,19 @@ import time
 from typing import Any, Callable, Sequence
 
 #: The embedded model, per study: (seconds per answer collected, seconds for its start, score
-#: and report), measured on the quick design by bench/bench_suite.py (docs/suite.md).
+#: and report) on a quiet 2-core machine, two workers: the logprob and next-word studies from
+#: their full runs' speed (docs/nextword.md, docs/jobs.md, docs/coreference.md), the
+#: generation studies from 26 ms of CPU a token (bench/bench_suite.py) times the tokens an
+#: answer took in the quick design (anecdotes 133, stories 128, hobbies 76, prompts included).
 EMBEDDED = {
-    "fill-in": (0.06, 25.0),
-    "jobs": (0.06, 12.0),
-    "coreference": (0.05, 12.0),
-    "sterlie": (0.06, 8.0),
-    "multiple-choice": (0.15, 8.0),
-    "anecdotes": (1.0, 12.0),
-    "stories": (2.5, 12.0),
-    "hobbies": (1.5, 15.0),
+    "fill-in": (0.052, 19.0),
+    "jobs": (0.054, 10.0),
+    "coreference": (0.044, 10.0),
+    "sterlie": (0.1, 6.0),
+    "multiple-choice": (0.2, 6.0),
+    "anecdotes": (1.7, 6.0),
+    "stories": (1.65, 6.0),
+    "hobbies": (0.98, 6.0),
 }
 _COUNTED = ("probe", "result")  # collect's answers, a batch's stored results; "request": a batch polled
 

@@ -13,7 +13,7 @@ def designs(options: Mapping[str, Any]) -> dict[str, Design]:
 
 
 QUICK_SEED = 33  # numpy's generator, seeded with [33, 0] (women-dominated) and [33, 1] (men-dominated)
-QUICK_EACH, QUICK_SAMPLES = 5, 10  # professions drawn of each side; samples each
+QUICK_EACH, QUICK_SAMPLES = 10, 4  # professions drawn of each side; samples each
 
 
 def quick_file() -> Any:
@@ -23,7 +23,7 @@ def quick_file() -> Any:
 
 
 def draw_quick() -> list[dict[str, str]]:
-    """The quick design's professions, 5 of the 20 women-dominated and 5 of the 20
+    """The quick design's professions, 10 of the 20 women-dominated and 10 of the 20
     men-dominated occupations of the default, with their BLS shares (the core's table), by
     numpy's generator seeded with [33, side] (0: women-dominated, 1: men-dominated)."""
     from stereoprobe.designs import draw
@@ -36,14 +36,15 @@ def draw_quick() -> list[dict[str, str]]:
 
 
 def quick(options: Mapping[str, Any]) -> Design | None:
-    """5 women- and 5 men-dominated professions drawn once (data/quick_professions.csv) x 10 samples."""
+    """10 women- and 10 men-dominated professions drawn once (data/quick_professions.csv) x 4 samples."""
     from stereoprobe.designs import read_subset
 
     if options.get("catalog") is not None:
         return None  # the subset is of the built-in professions
     rows = read_subset(quick_file(), ["job", "female_share", "dominated_by"])
     return Design("quick", {"catalog": str(quick_file()), "samples": QUICK_SAMPLES},
-                  f"{len(rows)} of the 40 professions (5 women-, 5 men-dominated) x {QUICK_SAMPLES} samples",
+                  f"{len(rows)} of the 40 professions ({QUICK_EACH} women-, {QUICK_EACH} men-dominated) x "
+                  f"{QUICK_SAMPLES} samples",
                   "data/quick_professions.csv: drawn once by numpy's generator, seed [33, side]",
                   ("chosen by stereoprobe.studies.anecdotes.designs.draw_quick; the temperature is 001's 0.5",))
 

@@ -13,7 +13,7 @@ def designs(options: Mapping[str, Any]) -> dict[str, Design]:
 
 
 QUICK_SEED = 33  # numpy's generator, seeded with [33, 0] (women-dominated) and [33, 1] (men-dominated)
-QUICK_EACH = 6  # jobs drawn of each side: 6 x 6 pairs in both roles
+QUICK_EACH = 8  # jobs drawn of each side: 8 x 8 pairs in both roles
 QUICK_QUESTIONS = 14  # --questions: the file's first 14 questions, as many as 001 asked
 
 
@@ -24,7 +24,7 @@ def quick_file() -> Any:
 
 
 def draw_quick() -> list[dict[str, str]]:
-    """The quick design's jobs, 6 of the 20 women-dominated and 6 of the 20
+    """The quick design's jobs, 8 of the 20 women-dominated and 8 of the 20
     men-dominated jobs the default pairs, by numpy's generator seeded with [33, side] (0: women-dominated, 1: men-dominated)."""
     from stereoprobe.designs import draw
     from stereoprobe.studies.coreference.pairs import load_jobs
@@ -35,7 +35,7 @@ def draw_quick() -> list[dict[str, str]]:
 
 
 def quick(options: Mapping[str, Any]) -> Design | None:
-    """Marin & Eger's scenes: every pair of 6 women- and 6 men-dominated jobs drawn once
+    """Marin & Eger's scenes: every pair of 8 women- and 8 men-dominated jobs drawn once
     (data/quick_jobs.csv), both roles; Sterlie et al.'s sector prompts: all 18 (the whole
     experiment is small); their multiple-choice questions: the file's first 14 (70 prompts)."""
     from stereoprobe.designs import read_subset

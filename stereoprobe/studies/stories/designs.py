@@ -13,7 +13,7 @@ def designs(options: Mapping[str, Any]) -> dict[str, Design]:
 
 
 QUICK_SEED = 33  # numpy's generator, seeded with 33
-QUICK_PROFESSIONS, QUICK_SAMPLES = 6, 3  # of Table 4's 19; stories per prompt and profession
+QUICK_PROFESSIONS, QUICK_SAMPLES = 8, 2  # of Table 4's 19; stories per prompt and profession
 
 
 def quick_file() -> Any:
@@ -23,7 +23,7 @@ def quick_file() -> Any:
 
 
 def draw_quick() -> list[dict[str, str]]:
-    """The quick design's professions, 6 of Table 4's 19 by numpy's generator seeded
+    """The quick design's professions, 8 of Table 4's 19 by numpy's generator seeded
     with 33."""
     from stereoprobe.designs import draw
     from stereoprobe.studies.stories.catalog import load_data
@@ -32,7 +32,7 @@ def draw_quick() -> list[dict[str, str]]:
 
 
 def quick(options: Mapping[str, Any]) -> Design | None:
-    """6 of Table 4's professions drawn once (data/quick_professions.csv) x the 5 prompts x 3 stories."""
+    """8 of Table 4's professions drawn once (data/quick_professions.csv) x the 5 prompts x 2 stories."""
     from stereoprobe.designs import read_subset
 
     if options.get("catalog") is not None or options.get("prompt"):
