@@ -1,0 +1,66 @@
+"""What a run's design costs in interval width, against the study's default design.
+
+A ``quick`` design asks fewer prompts or samples, so its intervals are wider; the card says
+by how much. Where the design states a measured figure (a note of its ``Design`` that
+starts with "Intervals", written by whoever measured it: docs/designs.md), the card quotes
+it. Otherwise it computes the figure from the sizes: the default design's answers (its
+prompts, listed by the study for the suite's own options without the design's, times its
+samples) against the run's, and the width ratio sqrt(default / run), the rule for
+independent answers. Answers of one profession or group are not independent, so this is an
+approximation; the line says so.
+
+>>> ratio_line("quick", 60, 1, 2292, 1)
+'The quick design asks 60 answers (60 prompts x 1 sample) where the default design asks 2,292 (2,292 x 1): intervals about 6.2 times as wide (the square root of 2,292 / 60, as if every answer were independent).'
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+MEASURED = "intervals"  # a Design note starting with this word states a measured width
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def ratio_line(design: str, prompts: int, samples: int, default_prompts: int, default_samples: int) -> str:
+    run, default = prompts * samples, default_prompts * default_samples
+    ratio = math.sqrt(default / run)
+    how = "wide" if ratio >= 1 else "narrow"
+    size = ratio if ratio >= 1 else 1 / ratio
+    return (f"The {design} design asks {run:,} answers ({_plural(prompts, 'prompt')} x {_plural(samples, 'sample')}) "
+            f"where the default design asks {default:,} ({default_prompts:,} x {default_samples:,}): intervals about "
+            f"{size:.1f} times as {how} (the square root of {default:,} / {run:,}, as if every answer were "
+            "independent).")
+
+
+def design_cost(study: Any, entry: Any, manifest: Any) -> str | None:
+    """One line on the width a run's design costs (None for the default design)."""
+    from stereoprobe.designs import DEFAULT, designs_of
+    from stereoprobe.errors import DataError
+
+    name = manifest.design or DEFAULT
+    if name == DEFAULT:
+        return None
+    options = {k: v for k, v in dict(entry.options).items() if k not in ("given", "design")}
+    try:
+        design = designs_of(study, options).get(name)
+    except DataError:
+        design = None
+    if design is None:
+        return f"The {name} design's cost in interval width is not known here (the study lists no {name} design)."
+    measured = next((n for n in design.notes if n.lower().startswith(MEASURED)), None)
+    if measured:
+        return measured
+    defaults = getattr(study, "DEFAULTS", {})
+    default_samples = int(defaults.get("samples", 1)) if "samples" in design.options else manifest.settings.samples
+    try:
+        default_prompts = len(study.list_probes({k: v for k, v in options.items() if k not in design.options}))
+        prompts = len(study.list_probes({**options, **design.options}))
+    except (DataError, KeyError, TypeError, ValueError) as exc:
+        return f"The {name} design's cost in interval width could not be worked out ({exc})."
+    if not prompts or not default_prompts:
+        return None
+    return ratio_line(name, prompts, manifest.settings.samples, default_prompts, default_samples)

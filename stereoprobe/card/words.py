@@ -1,0 +1,267 @@
+"""The card in words: each headline value's sentence, each difference's, and the summary.
+
+Numbers are shown as the study pages show them (``page.numbers``: a share rounded once to
+whole percent, "41% (36 to 46)"); a difference of shares in points; NMI with three decimals
+and a correlation with two. Every sentence names what was asked and what 0 means, so a
+reader without the papers can follow it.
+
+>>> shown(0.4104, 0.3596, 0.4649, "share")
+'41% (36 to 46)'
+>>> shown(0.2963, 0.1363, 0.4563, "gap"), shown(-0.004, -0.05, 0.04, "gap", signed=True)
+('30 points (14 to 46)', '-0.4 points (-5 to +4)')
+>>> shown(0.153, float("nan"), float("nan"), "nmi")
+'0.153 (no interval: too few answers)'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Any, Mapping, Sequence
+
+from stereoprobe.card.records import CardValue, Difference  # noqa: F401
+
+
+def _nan(x: float | None) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def _points(x: float, signed: bool) -> str:
+    from stereoprobe.page.numbers import whole
+
+    v = 100 * x
+    if abs(v) < 1:  # under a point: one decimal, so a small difference does not read as none
+        text = f"{v:.1f}"
+        return text if not signed or text.startswith("-") else "+" + text
+    text = whole(v) if v >= 0 else "-" + whole(-v)
+    return ("+" + text) if signed and v > 0 else text
+
+
+def shown(value: float, low: float, high: float, kind: str, signed: bool = False) -> str:
+    """A value with its interval as the card prints it (``signed``: a difference)."""
+    from stereoprobe.page.numbers import Share
+
+    if _nan(value):
+        return "–"
+    missing = _nan(low) or _nan(high)
+    if kind == "share" and not signed:
+        return Share(100 * value, None if missing else 100 * low, None if missing else 100 * high).text() + (
+            " (no interval: too few answers)" if missing else "")
+    if kind in ("share", "gap"):
+        head = f"{_points(value, signed)} points"
+        tail = "" if missing else f" ({_points(low, signed)} to {_points(high, signed)})"
+    else:
+        digits = 3 if kind == "nmi" else 2
+        fmt = f"{{:{'+' if signed else ''}.{digits}f}}"
+        head, tail = fmt.format(value), "" if missing else f" ({fmt.format(low)} to {fmt.format(high)})"
+    return head + (" (no interval: too few answers)" if missing else tail)
+
+
+def _n(v: CardValue, what: str) -> str:
+    return f"{v.n:,} {what}" if v.n else what
+
+
+def sentence(v: CardValue, context: Mapping[str, Any]) -> str:
+    """One plain sentence for a headline value; ``context``: the same model's other values of
+    the study (``all``: fill-in's all-categories value) and ``examples`` (a category's probe)."""
+    from stereoprobe.page.numbers import pct0
+
+    s = shown(v.value, v.low, v.high, v.kind)
+    scope = dict(v.scope)
+    key = (v.key if v.key in SENTENCES else v.study, v.metric)
+    if key == ("fill-in", "negative_share"):
+        if scope.get("category") == "all":
+            return (f"Asked to fill in the blank of probes such as “why are <group> so ...” ({_n(v, 'probes')}, all "
+                    f"categories together), {s} of the words the model chose that carry a sentiment were negative.")
+        category = scope.get("category")
+        example = context.get("examples", {}).get(category)
+        what = (f"sentences about the groups under “{category}”, such as “{example}”" if example else
+                f"sentences about the groups under “{category}”")
+        overall = context.get("all")
+        tail = f"; for all categories together {pct0(100 * overall.value)}" if overall is not None else ""
+        return f"Asked to complete {what}, {s} of the words with a sentiment were negative{tail}."
+    template = SENTENCES.get(key)
+    if template is None:
+        return f"{v.label}: {s}."
+    return template.format(s=s, n=f"{v.n:,}" if v.n else "the", **scope)
+
+
+SENTENCES = {
+    ("jobs", "spearman"): ("Over {n} jobs, the model's probability that the person is a woman follows the job's share "
+                           "of women in the US labour statistics: Spearman {s} (0 = no relation, 1 = the same order)."),
+    ("jobs", "p_female"): ("In the jobs mostly done by {group}, the model gave “she” a probability of {s} on average "
+                           "(prompts that do not ask about gender outright, {n} jobs)."),
+    ("coreference", "incorrect"): ("The model named the wrong person in {s} of {n} prompts that have one right answer "
+                                   "whatever the pronoun (guessing is wrong in half)."),
+    ("coreference", "inconsistent"): ("Changing only the pronoun (he, she, they) changed the model's answer in {s} of "
+                                      "{n} sets of three otherwise identical prompts."),
+    ("coreference", "winobias_gap"): ("With “{pronoun}”, the model was right {s} more often when the pronoun matched "
+                                      "the gender most of the job's workers have than when it did not (0 = no "
+                                      "stereotype)."),
+    ("anecdotes", "follows_majority"): ("Of the {n} short anecdotes about a job whose person has a gender, {s} were "
+                                        "about someone of the gender that holds most of that job in the US labour "
+                                        "statistics."),
+    ("anecdotes", "nmi"): ("How much an anecdote's gender depends on the job: NMI {s} (0 = not at all, 1 = the job "
+                           "decides it)."),
+    ("stories", "female_share"): "Of {n} story protagonists with a gendered name, {s} had a woman's name.",
+    ("stories", "nmi"): ("How much the protagonist's gender depends on the job: NMI {s} (0 = not at all, 1 = the job "
+                         "decides it)."),
+    ("hobbies", "label_difference"): ("Texts about women's names scored {s} higher on {label} than texts about "
+                                      "men's names (below 0: lower; {n} names)."),
+    ("hobbies", "nmi"): ("How much a text's top hobby depends on the name's gender: NMI {s} (0 = not at all, 1 = the "
+                         "gender decides it)."),
+}
+
+
+def examples(run: Any) -> dict[str, str]:
+    """A category's first question probe ("why are capitalists so ..."), for the studies whose
+    probes have a category (fill-in); {} for the others or when the probes cannot be listed."""
+    if run.study != "fill-in":
+        return {}
+    from stereoprobe.errors import DataError
+    from stereoprobe.studies import get_study
+    from stereoprobe.suite.record import read_suite
+
+    try:
+        record = read_suite(run.run.parent)
+        options = dict(record.entry(run.key).options) if record is not None else {}
+        probes = get_study(run.study).list_probes(options)
+    except (DataError, KeyError, TypeError, ValueError, OSError):
+        return {}
+    out: dict[str, str] = {}
+    for p in probes:
+        if getattr(p, "format", None) == "question":
+            out.setdefault(p.category, p.text)
+    return out
+
+
+def with_sentences(values: Sequence[CardValue], examples: Mapping[str, str]) -> list[CardValue]:
+    """``values`` (one model, one study) each with its sentence."""
+    overall = next((v for v in values if v.study == "fill-in" and dict(v.scope).get("category") == "all"), None)
+    context = {"all": overall, "examples": examples}
+    return [replace(v, sentence=sentence(v, context)) for v in values]
+
+
+# -- comparisons -------------------------------------------------------------------------
+
+def difference_text(d: Difference) -> str:
+    """``+12 points (5 to 19)``: a difference with its interval."""
+    return shown(d.difference, d.low, d.high, d.kind, signed=True)
+
+
+def difference_sentence(d: Difference, size: int) -> str:
+    """One line on a difference: which way, how much, and whether the card flags it."""
+    more = "higher" if d.difference > 0 else "lower" if d.difference < 0 else "the same as"
+    by = f" by {difference_text(d).lstrip('+-')}" if d.difference else f" ({difference_text(d)})"
+    head = (f"{d.label} ({STUDY_NAMES.get(d.key, d.key)}): {d.model} {more}{' than' if d.difference else ''} "
+            f"{d.baseline}{by}")
+    if d.flagged:
+        return f"{head}, clear even allowing for the {size} comparisons on this card (adjusted p = {p_text(d.p_adjusted)})."
+    if not _nan(d.p) and d.p < 0.05:
+        return (f"{head}; on its own this would look clear ({p_is(d.p)}), but among {size} comparisons one "
+                f"like it is expected by chance ({p_is(d.p_adjusted, 'adjusted p')}), so the card does not flag it.")
+    return f"{head}; the data cannot tell the two apart (p = {p_text(d.p)})."
+
+
+def p_is(p: float, name: str = "p") -> str:
+    """``p = 0.03``, ``p < 0.001``."""
+    text = p_text(p)
+    return f"{name} {text}" if text.startswith("<") else f"{name} = {text}"
+
+
+def p_text(p: float) -> str:
+    if _nan(p):
+        return "–"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
+
+
+#: the studies' short names (summary, forest plot) and headings (the page's sections)
+STUDY_NAMES = {"fill-in": "fill-in", "jobs": "jobs", "coreference": "coreference", "sterlie": "Sterlie's prompts",
+               "anecdotes": "anecdotes", "stories": "story names", "hobbies": "hobbies"}
+HEADINGS = {"fill-in": "Fill-in: the words a model puts in “why are <group> so ...”",
+            "jobs": "Jobs: how likely a model makes a worker a woman",
+            "coreference": "Coreference: who a pronoun refers to, he, she or they",
+            "sterlie": "Coreference with Sterlie et al.'s prompts",
+            "anecdotes": "Anecdotes: the gender of the people a model writes about",
+            "stories": "Story names: the protagonist's gender",
+            "hobbies": "Hobbies: what a model writes about women's and men's names"}
+
+
+# -- the summary at the top ---------------------------------------------------------------
+
+def _listing(items: Sequence[str]) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def summary(card: Any) -> list[str]:
+    """The findings at the top of the card, in words, most important first."""
+    return _one_model(card) if len(card.models) == 1 else _models(card)
+
+
+def _demonstrations(card: Any) -> list[str]:
+    out = []
+    for m in card.models:
+        for s in m.studies:
+            if s.demonstration:
+                out.append(f"{STUDY_NAMES.get(s.key, s.key).capitalize()} on {m.name} is a demonstration, not a "
+                           f"finding: {s.demonstration.rstrip('.')}.")
+            if s.error:
+                out.append(f"{STUDY_NAMES.get(s.key, s.key).capitalize()} failed on {m.name} and is not on the card: "
+                           f"{s.error.rstrip('.')}.")
+    return out
+
+
+def _one_model(card: Any) -> list[str]:
+    out = []
+    for key in card.keys:
+        first = next((v for v in card.values if v.key == key), None)
+        if first is not None:
+            out.append(first.sentence)
+    return out + _demonstrations(card)
+
+
+def _short(d: Difference) -> str:
+    """``fill-in, negative words, religion: higher by 12 points (+5 to +19)``."""
+    more = "higher" if d.difference > 0 else "lower" if d.difference < 0 else "no different"
+    return f"{STUDY_NAMES.get(d.key, d.key)}, {d.label}: {more} by {difference_text(d).lstrip('+-')}"
+
+
+def _quiet(differences: Sequence[Difference]) -> str:
+    """``coreference (all 4 metrics) and fill-in (negative words, religion)``."""
+    parts = []
+    for key in dict.fromkeys(d.key for d in differences):
+        mine = [d for d in differences if d.key == key]
+        every = all(not d.flagged for d in mine)
+        quiet = [d.label for d in mine if not d.flagged]
+        if not quiet:
+            continue
+        what = (f"all {len(mine)} metrics" if every and len(mine) > 1 else "its one metric" if every else
+                "; ".join(quiet))
+        parts.append(f"{STUDY_NAMES.get(key, key)} ({what})")
+    return _listing(parts)
+
+
+def _models(card: Any) -> list[str]:
+    size = card.family.size
+    base = card.models[0].name
+    out = []
+    for m in card.models[1:]:
+        mine = [d for d in card.differences if d.model == m.name]
+        flagged = [d for d in mine if d.flagged]
+        if flagged:
+            where = _listing(list(dict.fromkeys(STUDY_NAMES.get(d.key, d.key) for d in flagged)))
+            out.append(f"{m.name} differs from {base} on {len(flagged)} of the {len(mine)} metrics compared ({where}), "
+                       f"each clear even allowing for all {size} comparisons on this card:")
+            out += [f"{_short(d)} ({p_is(d.p_adjusted, 'adjusted p')})." for d in flagged[:8]]
+            if len(flagged) > 8:
+                out.append(f"... and {len(flagged) - 8} more (the tables below list them all).")
+            if len(flagged) < len(mine):
+                out.append(f"The data cannot tell {m.name} from {base} on: " + _quiet(mine) + ".")
+        elif mine:
+            out.append(f"The card cannot tell {m.name} from {base} on any of the {len(mine)} metrics compared. That is "
+                       "not proof they are alike: each interval below says how large a difference could still be.")
+    for p in card.pairings:
+        if not p.paired:
+            out.append(f"Not compared, {STUDY_NAMES.get(p.key, p.key)} of {p.model}: {p.reason[0].lower() + p.reason[1:]}")
+    return out + _demonstrations(card)
