@@ -264,3 +264,30 @@ def test_suites_of_different_designs_are_side_by_side_without_differences(suites
     assert reasons["fill-in"] == ("model-a's suite asked the default design and model-b's the quick: different probes, "
                                   "so the card shows them side by side without a paired difference.")
     assert {v["model"] for v in card["values"]} == {"model-a", "model-b"}  # both columns still shown
+
+
+def test_a_papers_figure_stands_beside_a_value_only_from_a_published_run(suites, tmp_path, monkeypatch):
+    from stereoprobe.papers import PaperFigure, comparable
+    from stereoprobe.studies.anecdotes import AnecdotesStudy
+
+    fig = PaperFigure("follows_majority", (), 94.0, "percent", "GPT-4", "Sterlie et al. (2024), section 5.1")
+    nmi = PaperFigure("nmi", (), 0.426, "NMI over all samples", "GPT-4", "Sterlie et al. (2024), eq. 2")
+    monkeypatch.setattr(AnecdotesStudy, "paper_figures", lambda self: [fig, nmi])
+    card, out = card_of(tmp_path, suites["a"], name="default")
+    got = {v["metric"]: v for v in card["values"] if v["study_key"] == "anecdotes"}
+    # the default design: never the number beside ours, the one line why instead
+    assert got["follows_majority"]["paper"] is None
+    assert got["follows_majority"]["paper_note"] == comparable(fig, "default", "percent")
+    assert "Published: " not in (out / "index.html").read_text(encoding="utf-8")
+    published = tmp_path / "model-a"
+    shutil.copytree(suites["a"], published, ignore=shutil.ignore_patterns("card"))
+    manifest = published / "anecdotes" / "manifest.json"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace('"design": "default"', '"design": "published"'),
+                        encoding="utf-8")
+    card, out = card_of(tmp_path, published, name="published")
+    got = {v["metric"]: v for v in card["values"] if v["study_key"] == "anecdotes"}
+    assert got["follows_majority"]["paper"] == "94 percent (GPT-4), Sterlie et al. (2024), section 5.1"
+    assert got["follows_majority"]["paper_note"] is None
+    # the published design, but another unit: the line why, not the number
+    assert got["nmi"]["paper"] is None and got["nmi"]["paper_note"] == comparable(nmi, "published", "NMI")
+    assert "Published: 94 percent (GPT-4)" in (out / "index.html").read_text(encoding="utf-8")

@@ -172,7 +172,7 @@ def p_is(p: float, name: str = "p") -> str:
 def p_text(p: float) -> str:
     if _nan(p):
         return "–"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
+    return "< 0.001" if p < 0.001 else f"{p:.2g}"
 
 
 #: the studies' short names (summary, forest plot) and headings (the page's sections)
