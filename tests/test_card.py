@@ -162,7 +162,7 @@ def test_two_models_that_differ_in_fill_in_only_are_flagged_in_fill_in_only(suit
     holm = [min(1.0, max(p[j] * (7 - j) for j in range(i + 1))) for i in range(7)]
     assert sorted(d["p_adjusted"] for d in card["differences"]) == pytest.approx(holm)
     anecdotes = next(x for x in card["pairings"] if x["study_key"] == "anecdotes")
-    assert not anecdotes["paired"] and "without a paired difference" in anecdotes["reason"]
+    assert not anecdotes["paired"] and "own comparison has no paired difference" in anecdotes["reason"]
     # the card's differences are the gate's regression differences (run minus baseline)
     policy = tmp_path / "regress.toml"
     policy.write_text('[[rule]]\nstudy = "fill-in"\nmetric = "negative_share"\ncategory = "*"\nmax_increase = 1.0\n'

@@ -35,10 +35,20 @@ def test_a_quick_design_costs_the_square_root_of_its_size_in_interval_width():
     fewer = Design("quick", {"jobs": 10}, "10 jobs", "docs/designs.md")
     line = design_cost(study({"quick": fewer}, lambda o: o.get("jobs", 40)), SimpleNamespace(options={}), run("quick", 5))
     assert "(10 prompts x 5 samples) where the default design asks 200 (40 x 5): intervals about 2.0 times as wide" in line
-    # a measured figure in the design's notes is quoted as it stands
-    measured = Design("quick", {"jobs": 10}, "10 jobs", "docs", ("Intervals 1.8 times as wide (bench/bench_suite.py).",))
-    assert design_cost(study({"quick": measured}, lambda o: 40), SimpleNamespace(options={}), run("quick", 1)) == (
-        "Intervals 1.8 times as wide (bench/bench_suite.py).")
+    # a width the suite measured (suite.json's width_cost) is quoted instead
+    entry = SimpleNamespace(options={}, width_cost=1.84)
+    assert design_cost(study({"quick": fewer}, lambda o: 40), entry, run("quick", 1)) == (
+        "The quick design's 95% intervals are about 1.8 times as wide as the default design's, as measured on runs of "
+        "both (docs/designs.md).")
+    # the suite's options are the design's own already (a quick subset's catalog): the design
+    # is the one the study lists for no options, and the default is the options without its keys
+    subset = Design("quick", {"catalog": "quick.csv", "samples": 10}, "10 jobs x 10", "docs")
+    s = SimpleNamespace(name="anecdotes", DEFAULTS={"samples": 30},
+                        designs=lambda: SimpleNamespace(designs=lambda o: {} if o.get("catalog") else {"quick": subset}),
+                        list_probes=lambda o: [None] * (10 if o.get("catalog") else 40))
+    assert "asks 100 answers (10 prompts x 10 samples) where the default design asks 1,200 (40 x 30): intervals about " \
+           "3.5 times as wide" in design_cost(s, SimpleNamespace(options={"catalog": "quick.csv", "samples": 10,
+                                                                         "design": "quick"}), run("quick", 10))
     assert design_cost(study({}, lambda o: 40), SimpleNamespace(options={}), run("default", 1)) is None
     assert design_cost(study({}, lambda o: 40), SimpleNamespace(options={}), run("quick", 1)).startswith(
         "The quick design's cost in interval width is not known here")

@@ -68,8 +68,8 @@ def study_differences(base: Model, model: Model, key: str) -> tuple[Pairing, lis
     heads = _paired(study, key)
     if not heads:
         return Pairing(model.name, base.name, key, False,
-                       f"the {STUDY_NAMES.get(key, key)} study's comparison puts runs side by side without a paired "
-                       "difference, so the card shows each model's own interval only."), []
+                       f"The {STUDY_NAMES.get(key, key)} study's own comparison has no paired difference; the card "
+                       "shows each model's value with its own interval."), []
     try:
         found = study.metrics().differences(a.run, b.run)
     except DataError as exc:

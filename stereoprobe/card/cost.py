@@ -1,9 +1,9 @@
 """What a run's design costs in interval width, against the study's default design.
 
 A ``quick`` design asks fewer prompts or samples, so its intervals are wider; the card says
-by how much. Where the design states a measured figure (a note of its ``Design`` that
-starts with "Intervals", written by whoever measured it: docs/designs.md), the card quotes
-it. Otherwise it computes the figure from the sizes: the default design's answers (its
+by how much. Where the suite recorded a measured figure (``suite.json``'s ``width_cost``, the
+``Design``'s: the median ratio of a study's gate intervals on real runs of both designs,
+docs/designs.md), the card quotes it. Otherwise it computes the figure from the sizes: the default design's answers (its
 prompts, listed by the study for the suite's own options without the design's, times its
 samples) against the run's, and the width ratio sqrt(default / run), the rule for
 independent answers. Answers of one profession or group are not independent, so this is an
@@ -17,9 +17,6 @@ from __future__ import annotations
 
 import math
 from typing import Any
-
-MEASURED = "intervals"  # a Design note starting with this word states a measured width
-
 
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
@@ -36,29 +33,44 @@ def ratio_line(design: str, prompts: int, samples: int, default_prompts: int, de
             "independent).")
 
 
+def _design(study: Any, options: dict[str, Any], name: str) -> Any:
+    """The run's design: as the study lists it for the suite's options, or, where those options
+    are the design's own already (a quick subset's catalog), for none."""
+    from stereoprobe.designs import designs_of
+    from stereoprobe.errors import DataError
+
+    for given in (options, {}):
+        try:
+            found = designs_of(study, given).get(name)
+        except DataError:
+            found = None
+        if found is not None:
+            return found
+    return None
+
+
 def design_cost(study: Any, entry: Any, manifest: Any) -> str | None:
     """One line on the width a run's design costs (None for the default design)."""
-    from stereoprobe.designs import DEFAULT, designs_of
+    from stereoprobe.designs import DEFAULT
     from stereoprobe.errors import DataError
 
     name = manifest.design or DEFAULT
     if name == DEFAULT:
         return None
     options = {k: v for k, v in dict(entry.options).items() if k not in ("given", "design")}
-    try:
-        design = designs_of(study, options).get(name)
-    except DataError:
-        design = None
+    design = _design(study, options, name)
+    measured = getattr(entry, "width_cost", None) or getattr(design, "width_cost", None)
+    if measured:
+        return (f"The {name} design's 95% intervals are about {measured:.1f} times as {'wide' if measured >= 1 else 'narrow'}"
+                " as the default design's, as measured on runs of both (docs/designs.md).")
     if design is None:
         return f"The {name} design's cost in interval width is not known here (the study lists no {name} design)."
-    measured = next((n for n in design.notes if n.lower().startswith(MEASURED)), None)
-    if measured:
-        return measured
     defaults = getattr(study, "DEFAULTS", {})
     default_samples = int(defaults.get("samples", 1)) if "samples" in design.options else manifest.settings.samples
+    default_options = {k: v for k, v in options.items() if k not in design.options}
     try:
-        default_prompts = len(study.list_probes({k: v for k, v in options.items() if k not in design.options}))
-        prompts = len(study.list_probes({**options, **design.options}))
+        default_prompts = len(study.list_probes(default_options))
+        prompts = len(study.list_probes({**default_options, **design.options}))
     except (DataError, KeyError, TypeError, ValueError) as exc:
         return f"The {name} design's cost in interval width could not be worked out ({exc})."
     if not prompts or not default_prompts:

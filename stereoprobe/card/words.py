@@ -221,10 +221,15 @@ def _one_model(card: Any) -> list[str]:
     return out + _demonstrations(card)
 
 
-def _short(d: Difference) -> str:
-    """``fill-in, negative words, religion: higher by 12 points (+5 to +19)``."""
-    more = "higher" if d.difference > 0 else "lower" if d.difference < 0 else "no different"
-    return f"{STUDY_NAMES.get(d.key, d.key)}, {d.label}: {more} by {difference_text(d).lstrip('+-')}"
+def _short(d: Difference, card: Any) -> str:
+    """``Fill-in, negative words, religion: 56% for model-b against 45% for model-a, 11 points
+    higher (+2 to +21).``"""
+    a, b = card.value(d.baseline, d.row), card.value(d.model, d.row)
+    more = "higher" if d.difference > 0 else "lower" if d.difference < 0 else "apart"
+    both = (f"{shown(b.value, math.nan, math.nan, b.kind).split(' (')[0]} for {d.model} against "
+            f"{shown(a.value, math.nan, math.nan, a.kind).split(' (')[0]} for {d.baseline}, " if a and b else "")
+    size = difference_text(d).lstrip("+-").replace(" (", f" {more} (", 1)
+    return f"{STUDY_NAMES.get(d.key, d.key).capitalize()}, {d.label}: {both}{size}."
 
 
 def _quiet(differences: Sequence[Difference]) -> str:
@@ -253,7 +258,7 @@ def _models(card: Any) -> list[str]:
             where = _listing(list(dict.fromkeys(STUDY_NAMES.get(d.key, d.key) for d in flagged)))
             out.append(f"{m.name} differs from {base} on {len(flagged)} of the {len(mine)} metrics compared ({where}), "
                        f"each clear even allowing for all {size} comparisons on this card:")
-            out += [f"{_short(d)} ({p_is(d.p_adjusted, 'adjusted p')})." for d in flagged[:8]]
+            out += [_short(d, card) for d in flagged[:8]]
             if len(flagged) > 8:
                 out.append(f"... and {len(flagged) - 8} more (the tables below list them all).")
             if len(flagged) < len(mine):
@@ -263,5 +268,5 @@ def _models(card: Any) -> list[str]:
                        "not proof they are alike: each interval below says how large a difference could still be.")
     for p in card.pairings:
         if not p.paired:
-            out.append(f"Not compared, {STUDY_NAMES.get(p.key, p.key)} of {p.model}: {p.reason[0].lower() + p.reason[1:]}")
+            out.append(f"{STUDY_NAMES.get(p.key, p.key).capitalize()}, {p.model}: {p.reason[0].lower() + p.reason[1:]}")
     return out + _demonstrations(card)
