@@ -88,16 +88,26 @@ def _figures(study: Any) -> list[Any]:
         return []
 
 
-def _paper(v: CardValue, figures: list[Any], design: str) -> CardValue:
-    """``v`` with the paper's figures that may stand beside it, or the line why not."""
+def why_not(figure: Any, design: str, unit: str) -> str | None:
+    """``papers.comparable``'s verdict on a figure beside a card value: None, or its one line,
+    naming the figure without its number where ``comparable`` can (its ``figures`` argument)."""
+    import inspect
+
     from stereoprobe.papers import comparable
 
+    named = {"figures": f"the paper's figures ({figure.model})"} \
+        if "figures" in inspect.signature(comparable).parameters else {}
+    return comparable(figure, design, unit, **named)
+
+
+def _paper(v: CardValue, figures: list[Any], design: str) -> CardValue:
+    """``v`` with the paper's figures that may stand beside it, or the line why not."""
     scope = set(v.scope)
     mine = [f for f in figures if f.metric == v.metric and set(f.scope) <= scope]
     if not mine:
         return v
-    shown = [f for f in mine if comparable(f, design, unit_of(v)) is None]
-    notes = list(dict.fromkeys(comparable(f, design, unit_of(v)) for f in mine if f not in shown))
+    shown = [f for f in mine if why_not(f, design, unit_of(v)) is None]
+    notes = list(dict.fromkeys(why_not(f, design, unit_of(v)) for f in mine if f not in shown))
     return replace(v, paper="; ".join(f"{f.text()}, {f.source}" for f in shown) or None,
                    paper_note=" ".join(n for n in notes if n) or None)
 
