@@ -26,20 +26,22 @@ def test_a_quick_design_costs_the_square_root_of_its_size_in_interval_width():
 
     quick = Design("quick", {"jobs": 10, "samples": 3}, "10 jobs x 3 samples", "docs/designs.md")
     s = study({"quick": quick}, lambda o: o.get("jobs", 40), {"samples": 30})
-    line = design_cost(s, SimpleNamespace(options={}), run("quick", 3))
+    line, width = design_cost(s, SimpleNamespace(options={}), run("quick", 3))
     # default: 40 prompts x 30 samples = 1,200 answers; quick 10 x 3 = 30: sqrt(1200 / 30) = 6.32
     assert line == ("The quick design asks 30 answers (10 prompts x 3 samples) where the default design asks 1,200 "
                     "(40 x 30): intervals about 6.3 times as wide (the square root of 1,200 / 30, as if every answer "
                     "were independent).")
+    assert width == pytest.approx(math.sqrt(40))
     # a design that leaves the samples alone keeps the run's on both sides: sqrt(40 / 10) = 2.0
     fewer = Design("quick", {"jobs": 10}, "10 jobs", "docs/designs.md")
-    line = design_cost(study({"quick": fewer}, lambda o: o.get("jobs", 40)), SimpleNamespace(options={}), run("quick", 5))
+    line, _ = design_cost(study({"quick": fewer}, lambda o: o.get("jobs", 40)), SimpleNamespace(options={}),
+                          run("quick", 5))
     assert "(10 prompts x 5 samples) where the default design asks 200 (40 x 5): intervals about 2.0 times as wide" in line
     # a width the suite measured (suite.json's width_cost) is quoted instead
     entry = SimpleNamespace(options={}, width_cost=1.84)
     assert design_cost(study({"quick": fewer}, lambda o: 40), entry, run("quick", 1)) == (
         "The quick design's 95% intervals are about 1.8 times as wide as the default design's, as measured on runs of "
-        "both (docs/designs.md).")
+        "both (docs/designs.md).", 1.84)
     # the suite's options are the design's own already (a quick subset's catalog): the design
     # is the one the study lists for no options, and the default is the options without its keys
     subset = Design("quick", {"catalog": "quick.csv", "samples": 10}, "10 jobs x 10", "docs")
@@ -48,9 +50,9 @@ def test_a_quick_design_costs_the_square_root_of_its_size_in_interval_width():
                         list_probes=lambda o: [None] * (10 if o.get("catalog") else 40))
     assert "asks 100 answers (10 prompts x 10 samples) where the default design asks 1,200 (40 x 30): intervals about " \
            "3.5 times as wide" in design_cost(s, SimpleNamespace(options={"catalog": "quick.csv", "samples": 10,
-                                                                         "design": "quick"}), run("quick", 10))
-    assert design_cost(study({}, lambda o: 40), SimpleNamespace(options={}), run("default", 1)) is None
-    assert design_cost(study({}, lambda o: 40), SimpleNamespace(options={}), run("quick", 1)).startswith(
+                                                                         "design": "quick"}), run("quick", 10))[0]
+    assert design_cost(study({}, lambda o: 40), SimpleNamespace(options={}), run("default", 1)) == (None, None)
+    assert design_cost(study({}, lambda o: 40), SimpleNamespace(options={}), run("quick", 1))[0].startswith(
         "The quick design's cost in interval width is not known here")
 
 

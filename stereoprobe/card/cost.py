@@ -22,8 +22,15 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
+def ratio(prompts: int, samples: int, default_prompts: int, default_samples: int) -> float:
+    """The width ratio sqrt(default answers / the run's)."""
+    return math.sqrt(default_prompts * default_samples / (prompts * samples))
+
+
 def ratio_line(design: str, prompts: int, samples: int, default_prompts: int, default_samples: int) -> str:
     run, default = prompts * samples, default_prompts * default_samples
+    if run == default:
+        return f"The {design} design asks as many answers as the default design ({run:,}): its intervals are as wide."
     ratio = math.sqrt(default / run)
     how = "wide" if ratio >= 1 else "narrow"
     size = ratio if ratio >= 1 else 1 / ratio
@@ -49,22 +56,23 @@ def _design(study: Any, options: dict[str, Any], name: str) -> Any:
     return None
 
 
-def design_cost(study: Any, entry: Any, manifest: Any) -> str | None:
-    """One line on the width a run's design costs (None for the default design)."""
+def design_cost(study: Any, entry: Any, manifest: Any) -> tuple[str | None, float | None]:
+    """One line on the width a run's design costs, and the width ratio (None, None for the
+    default design; a ratio of None where it is not known)."""
     from stereoprobe.designs import DEFAULT
     from stereoprobe.errors import DataError
 
     name = manifest.design or DEFAULT
     if name == DEFAULT:
-        return None
+        return None, None
     options = {k: v for k, v in dict(entry.options).items() if k not in ("given", "design")}
     design = _design(study, options, name)
     measured = getattr(entry, "width_cost", None) or getattr(design, "width_cost", None)
     if measured:
         return (f"The {name} design's 95% intervals are about {measured:.1f} times as {'wide' if measured >= 1 else 'narrow'}"
-                " as the default design's, as measured on runs of both (docs/designs.md).")
+                " as the default design's, as measured on runs of both (docs/designs.md).", float(measured))
     if design is None:
-        return f"The {name} design's cost in interval width is not known here (the study lists no {name} design)."
+        return f"The {name} design's cost in interval width is not known here (the study lists no {name} design).", None
     defaults = getattr(study, "DEFAULTS", {})
     default_samples = int(defaults.get("samples", 1)) if "samples" in design.options else manifest.settings.samples
     default_options = {k: v for k, v in options.items() if k not in design.options}
@@ -72,7 +80,8 @@ def design_cost(study: Any, entry: Any, manifest: Any) -> str | None:
         default_prompts = len(study.list_probes(default_options))
         prompts = len(study.list_probes({**default_options, **design.options}))
     except (DataError, KeyError, TypeError, ValueError) as exc:
-        return f"The {name} design's cost in interval width could not be worked out ({exc})."
+        return f"The {name} design's cost in interval width could not be worked out ({exc}).", None
     if not prompts or not default_prompts:
-        return None
-    return ratio_line(name, prompts, manifest.settings.samples, default_prompts, default_samples)
+        return None, None
+    sizes = (prompts, manifest.settings.samples, default_prompts, default_samples)
+    return ratio_line(name, *sizes), ratio(*sizes)

@@ -36,7 +36,8 @@ def to_dict(card: Card, out: Path) -> dict[str, Any]:
     models = [{"name": m.name, "suite": str(m.folder), "design": m.design, "backend": dict(m.backend),
                "studies": [{"key": s.key, "study": s.study, "title": s.title, "run": _rel(s.run, out),
                             "state": s.state, "design": s.design or None, "demonstration": s.demonstration,
-                            "error": s.error, "page": _rel(s.page, out), "design_cost": s.cost}
+                            "error": s.error, "page": _rel(s.page, out), "design_cost": s.cost,
+                            "design_width": _num(s.width)}
                            for s in m.studies]}
               for m in card.models]
     values = [{"model": v.model, "study_key": v.key, "study": v.study, "metric": v.metric, "scope": dict(v.scope),
@@ -72,8 +73,13 @@ def to_markdown(card: Card) -> str:
     lines += [f"- {s}" for s in words.summary(card)] + [""]
     for key in card.keys:
         rows = [r for r in card.rows if r[0] == key]
-        title = next(s.title for m in card.models for s in m.studies if s.key == key)
-        lines += [f"## {words.HEADINGS.get(key, title)}", "", title, ""]
+        run = next(s for m in card.models for s in m.studies if s.key == key)
+        title = run.title if key == run.study else words.SUBTITLES.get(key, run.title)
+        lines += [f"## {words.HEADINGS.get(key, run.title)}", "", title, ""]
+        lines += [f"{m.name}: {s.cost}" for m in card.models for s in m.studies if s.key == key and s.cost]
+        lines += [f"{m.name}: a demonstration: {s.demonstration}" for m in card.models for s in m.studies
+                  if s.key == key and s.demonstration]
+        lines += [""] if any(s.key == key and (s.cost or s.demonstration) for m in card.models for s in m.studies) else []
         if not rows:
             from stereoprobe.card.values import not_on_card
 

@@ -66,15 +66,20 @@ def _study_head(key: str, runs: list[tuple[Model, StudyRun]], out: Path) -> str:
         who = f" ({m.name})" if len(runs) > 1 else ""
         links.append(f'<a href="{esc(href)}">the study\'s own page{esc(who)}</a>' if href else
                      f"no page yet{esc(who)}: run <code>stereoprobe report {esc(r.run)}</code>")
+    title = run.title if key == run.study else words.SUBTITLES.get(key, run.title)
     parts = [f'<h2 id="{esc(key)}">{esc(words.HEADINGS.get(key, run.title))}</h2>',
-             f'<p class="small">{esc(run.title)} · {" · ".join(links)}</p>']
+             f'<p class="small">{esc(title)} · {" · ".join(links)}</p>']
+    costs = [r.cost for _, r in runs if r.cost]
+    if costs and len(costs) == len(runs) and len(set(costs)) == 1:  # one line for all
+        parts.append(f'<p class="why">{esc(("Every model: " if len(runs) > 1 else "") + costs[0])}</p>')
+        costs = []
     for m, r in runs:
         who = f"{m.name}: " if len(runs) > 1 else ""
         if r.demonstration:
             parts.append(f'<p class="demo"><strong>A demonstration on {esc(m.name)}.</strong> {esc(r.demonstration)}</p>')
         if r.error:
             parts.append(f'<p class="demo"><strong>Failed on {esc(m.name)}:</strong> {esc(r.error)}</p>')
-        if r.cost:
+        if r.cost and costs:
             parts.append(f'<p class="why">{esc(who)}{esc(r.cost)}</p>')
     if not_on_card(key):
         parts.append(f'<p class="why">{esc(not_on_card(key))}</p>')

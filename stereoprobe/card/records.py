@@ -29,6 +29,7 @@ class StudyRun:
     page: Path | None  # the study's own page, if written (RUN/report/index.html, fill-in's briefing)
     cost: str | None  # one line: what the design costs in interval width, if it is not the default
     error: str | None = None  # a study that failed in the suite: its one-line error (no values)
+    width: float | None = None  # its intervals' width against the default design's (cost), if known
 
 
 @dataclass(frozen=True)

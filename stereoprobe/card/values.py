@@ -55,9 +55,10 @@ def _study_run(folder: Path, entry: Any) -> StudyRun:
                         "same `stereoprobe suite` command again.")
     page = next((run / p for p in PAGES if (run / p).is_file()), None)
     design = manifest.design or "default"
+    cost, width = design_cost(study, entry, manifest)
     return StudyRun(entry.key, entry.study, study.title, run, entry.state, design,
-                    manifest.catalog.sha256 if manifest.catalog else None, entry.demonstration, page,
-                    design_cost(study, entry, manifest))
+                    manifest.catalog.sha256 if manifest.catalog else None, entry.demonstration, page, cost,
+                    width=width)
 
 
 def read_models(suites: Sequence[str | Path]) -> list[Model]:

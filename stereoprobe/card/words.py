@@ -185,6 +185,9 @@ HEADINGS = {"fill-in": "Fill-in: the words a model puts in “why are <group> so
             "anecdotes": "Anecdotes: the gender of the people a model writes about",
             "stories": "Story names: the protagonist's gender",
             "hobbies": "Hobbies: what a model writes about women's and men's names"}
+#: the line under a heading whose suite key is not the study's own name (the study's title otherwise)
+SUBTITLES = {"sterlie": ("Sterlie, Weng & Feragen (2024), Template Prompts 4.3-4.8: the coreference study with "
+                         "--templates sterlie")}
 
 
 # -- the summary at the top ---------------------------------------------------------------
@@ -212,13 +215,29 @@ def _demonstrations(card: Any) -> list[str]:
     return out
 
 
+def _design(card: Any) -> list[str]:
+    """One line on the design, where it is not the default: what it costs in interval width."""
+    out = []
+    for m in card.models:
+        if m.design == "default":
+            continue
+        widths = sorted(s.width for s in m.studies if s.width)
+        cost = ("" if not widths else f": intervals about {widths[0]:.1f} times as wide as the default design's"
+                if widths[0] == widths[-1] else f": intervals about {widths[0]:.1f} to {widths[-1]:.1f} times as "
+                "wide as the default design's, study by study")
+        what = "a documented subset of each study" if m.design == "quick" else "each paper's own settings"
+        who = f"{m.name} asked" if len(card.models) > 1 else "These numbers come from"
+        out.append(f"{who} the {m.design} design, {what}{cost}.")
+    return out
+
+
 def _one_model(card: Any) -> list[str]:
     out = []
     for key in card.keys:
         first = next((v for v in card.values if v.key == key), None)
         if first is not None:
             out.append(first.sentence)
-    return out + _demonstrations(card)
+    return out + _design(card) + _demonstrations(card)
 
 
 def _short(d: Difference, card: Any) -> str:
@@ -269,4 +288,4 @@ def _models(card: Any) -> list[str]:
     for p in card.pairings:
         if not p.paired:
             out.append(f"{STUDY_NAMES.get(p.key, p.key).capitalize()}, {p.model}: {p.reason[0].lower() + p.reason[1:]}")
-    return out + _demonstrations(card)
+    return out + _design(card) + _demonstrations(card)
