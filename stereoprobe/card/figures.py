@@ -11,8 +11,8 @@ from typing import Any, Sequence
 from stereoprobe.card.records import Difference
 
 MARKERS = ("o", "s", "D", "^", "v", "P")
-PANELS = (("points", ("share", "gap"), "difference in points (percentage points)"),
-          ("other", ("nmi", "correlation"), "difference in NMI or correlation"))
+PANELS = (("points", ("share", "gap"), "{who}, in percentage points"),
+          ("other", ("nmi", "correlation"), "{who}, in NMI or correlation"))
 
 
 def _scale(d: Difference) -> float:
@@ -31,6 +31,7 @@ def forest(differences: Sequence[Difference], study_names: dict[str, str]) -> An
     if not panels:
         return None
     models = list(dict.fromkeys(d.model for d in differences))
+    who = f"{models[0]} minus {differences[0].baseline}" if len(models) == 1 else f"each model minus {differences[0].baseline}"
     rows_of = [list(dict.fromkeys((d.key, d.metric, d.scope, d.label) for d in ds)) for _, ds, _ in panels]
     heights = [0.32 * len(r) * max(1.0, len(models) / 2) + 0.9 for r in rows_of]
     total = sum(heights) + 0.5
@@ -56,7 +57,7 @@ def forest(differences: Sequence[Difference], study_names: dict[str, str]) -> An
         ax.set_yticklabels([tex_safe(f"{label} ({study_names.get(k, k)})") for k, _, _, label in reversed(rows)],
                            fontsize=9)
         ax.set_ylim(-0.7, len(rows) - 0.3)
-        ax.set_xlabel(axis, fontsize=9)
+        ax.set_xlabel(tex_safe(axis.format(who=who)), fontsize=9)
         ax.tick_params(axis="x", labelsize=8)
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
