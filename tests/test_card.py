@@ -162,7 +162,8 @@ def test_two_models_that_differ_in_fill_in_only_are_flagged_in_fill_in_only(suit
     holm = [min(1.0, max(p[j] * (7 - j) for j in range(i + 1))) for i in range(7)]
     assert sorted(d["p_adjusted"] for d in card["differences"]) == pytest.approx(holm)
     anecdotes = next(x for x in card["pairings"] if x["study_key"] == "anecdotes")
-    assert not anecdotes["paired"] and "own comparison has no paired difference" in anecdotes["reason"]
+    assert not anecdotes["paired"] and anecdotes["reason"] == ("The study's own comparison has no paired difference, so "
+                                                               "the card shows each model's value with its own interval.")
     # the card's differences are the gate's regression differences (run minus baseline)
     policy = tmp_path / "regress.toml"
     policy.write_text('[[rule]]\nstudy = "fill-in"\nmetric = "negative_share"\ncategory = "*"\nmax_increase = 1.0\n'
@@ -183,7 +184,8 @@ def test_two_models_that_differ_in_fill_in_only_are_flagged_in_fill_in_only(suit
 def test_two_models_with_the_same_biases_are_not_told_apart(suites, tmp_path):
     card, _ = card_of(tmp_path, suites["a"], suites["c"])
     assert len(card["differences"]) == 7 and not any(d["flagged"] for d in card["differences"])
-    assert card["summary"][0].startswith("The card cannot tell model-c from model-a on any of the 7 metrics compared.")
+    assert card["summary"][0].startswith("The card cannot tell model-c from model-a on any of the 7 metrics compared "
+                                         "(fill-in and coreference).")
 
 
 def test_card_json_follows_its_schema_and_docs_describe_every_field(suites, tmp_path):
@@ -247,6 +249,12 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(suites, tmp_path):
     assert one_line(cli("card", suites["a"], "--out", other)).startswith(f"Error: {other} exists and was not written by "
                                                                           "`stereoprobe card`")
     assert [p.name for p in other.iterdir()] == ["notes.txt"]
+    # the gate: a suite none of whose studies the policy is for
+    jobs = tmp_path / "jobs.toml"
+    jobs.write_text('[[rule]]\nstudy = "jobs"\nmetric = "spearman"\nmin = 0.5\n', encoding="utf-8")
+    assert one_line(cli("gate", suites["a"], "--policy", jobs)) == (
+        f"Error: {suites['a']} is a suite of fill-in, coreference, anecdotes, and no rule of the policy is for one of "
+        "them; add a rule or give another suite.")
 
 
 def test_suites_of_different_designs_are_side_by_side_without_differences(suites, tmp_path):

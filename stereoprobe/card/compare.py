@@ -24,12 +24,16 @@ import math
 from typing import Any, Sequence
 
 from stereoprobe.card.headlines import headlines, select
-from stereoprobe.card.words import STUDY_NAMES
 from stereoprobe.card.records import CardValue, Difference, Family, Model, Pairing, StudyRun
 from stereoprobe.errors import DataError
 
 ALPHA = 0.05
 METHOD = "holm"
+#: why a study whose own compare has no paired difference is shown side by side (one study; several)
+UNPAIRED = ("The study's own comparison has no paired difference, so the card shows each model's value with its own "
+            "interval.")
+UNPAIRED_SEVERAL = ("The studies' own comparisons have no paired difference, so the card shows each model's values "
+                    "with their own intervals.")
 
 
 def why_not(base: Model, model: Model, a: StudyRun | None, b: StudyRun) -> str | None:
@@ -67,9 +71,7 @@ def study_differences(base: Model, model: Model, key: str) -> tuple[Pairing, lis
     study = get_study(b.study)
     heads = _paired(study, key)
     if not heads:
-        return Pairing(model.name, base.name, key, False,
-                       f"The {STUDY_NAMES.get(key, key)} study's own comparison has no paired difference; the card "
-                       "shows each model's value with its own interval."), []
+        return Pairing(model.name, base.name, key, False, UNPAIRED), []
     try:
         found = study.metrics().differences(a.run, b.run)
     except DataError as exc:

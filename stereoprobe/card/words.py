@@ -7,8 +7,8 @@ reader without the papers can follow it.
 
 >>> shown(0.4104, 0.3596, 0.4649, "share")
 '41% (36 to 46)'
->>> shown(0.2963, 0.1363, 0.4563, "gap"), shown(-0.004, -0.05, 0.04, "gap", signed=True)
-('30 points (14 to 46)', '-0.4 points (-5 to +4)')
+>>> shown(0.2963, 0.1363, 0.4563, "gap"), shown(-0.004, -0.05, 0.04, "gap")
+('+30 points (+14 to +46)', '-0.4 points (-5 to +4)')
 >>> shown(0.153, float("nan"), float("nan"), "nmi")
 '0.153 (no interval: too few answers)'
 """
@@ -43,6 +43,7 @@ def shown(value: float, low: float, high: float, kind: str, signed: bool = False
 
     if _nan(value):
         return "–"
+    signed = signed or kind == "gap"  # a gap has a direction: always signed
     missing = _nan(low) or _nan(high)
     if kind == "share" and not signed:
         return Share(100 * value, None if missing else 100 * low, None if missing else 100 * high).text() + (
@@ -68,7 +69,12 @@ def sentence(v: CardValue, context: Mapping[str, Any]) -> str:
 
     s = shown(v.value, v.low, v.high, v.kind)
     scope = dict(v.scope)
-    key = (v.key if v.key in SENTENCES else v.study, v.metric)
+    key = (v.key if (v.key, v.metric) in {**SENTENCES, **SIGNED} else v.study, v.metric)
+    if _nan(v.value):
+        return (f"{v.label[0].upper() + v.label[1:]}: no value on this run (too few answers, or nothing that varies "
+                "to compare).")
+    if key in SIGNED:
+        return signed_sentence(v, *SIGNED[key])
     if key == ("fill-in", "negative_share"):
         if scope.get("category") == "all":
             return (f"Asked to fill in the blank of probes such as “why are <group> so ...” ({_n(v, 'probes')}, all "
@@ -86,6 +92,31 @@ def sentence(v: CardValue, context: Mapping[str, Any]) -> str:
     return template.format(s=s, n=f"{v.n:,}" if v.n else "the", **scope)
 
 
+def signed_sentence(v: CardValue, subject: str, more: str, less: str, same: str) -> str:
+    """A difference in words: its direction where the interval excludes 0, "no clear
+    difference" where it does not, each with the signed value and interval."""
+    scope = {k: str(x) for k, x in v.scope}
+    signed = shown(v.value, v.low, v.high, v.kind, signed=True)
+    head = subject.format(n=f"{v.n:,}" if v.n else "the", **scope)
+    if not (_nan(v.low) or _nan(v.high)) and (v.low > 0 or v.high < 0):
+        size = shown(abs(v.value), math.nan, math.nan, v.kind).split(" (")[0]
+        return f"{head} {(more if v.value > 0 else less).format(size=size, **scope)}: {signed}."
+    return f"{head} {same.format(**scope)}: {signed}."
+
+
+#: (subject, more, less, same) of the headline differences of shares within one model
+SIGNED = {
+    ("coreference", "winobias_gap"): (
+        "With “{pronoun}”,", "the model was right {size} more often when the pronoun matched the gender most of the "
+        "job's workers have than when it did not", "the model was right {size} less often when the pronoun matched "
+        "the gender most of the job's workers have than when it did not", "the model was about as often right whether "
+        "or not the pronoun matched the gender most of the job's workers have"),
+    ("hobbies", "label_difference"): (
+        "On {label}, texts about women's names scored", "{size} higher than texts about men's names",
+        "{size} lower than texts about men's names", "about the same as texts about men's names"),
+}
+
+#: the other headlines' sentences: ``{s}`` the value with its interval, ``{n}`` what it rests on
 SENTENCES = {
     ("jobs", "spearman"): ("Over {n} jobs, the model's probability that the person is a woman follows the job's share "
                            "of women in the US labour statistics: Spearman {s} (0 = no relation, 1 = the same order)."),
@@ -95,9 +126,6 @@ SENTENCES = {
                                    "whatever the pronoun (guessing is wrong in half)."),
     ("coreference", "inconsistent"): ("Changing only the pronoun (he, she, they) changed the model's answer in {s} of "
                                       "{n} sets of three otherwise identical prompts."),
-    ("coreference", "winobias_gap"): ("With “{pronoun}”, the model was right {s} more often when the pronoun matched "
-                                      "the gender most of the job's workers have than when it did not (0 = no "
-                                      "stereotype)."),
     ("anecdotes", "follows_majority"): ("Of the {n} short anecdotes about a job whose person has a gender, {s} were "
                                         "about someone of the gender that holds most of that job in the US labour "
                                         "statistics."),
@@ -106,8 +134,6 @@ SENTENCES = {
     ("stories", "female_share"): "Of {n} story protagonists with a gendered name, {s} had a woman's name.",
     ("stories", "nmi"): ("How much the protagonist's gender depends on the job: NMI {s} (0 = not at all, 1 = the job "
                          "decides it)."),
-    ("hobbies", "label_difference"): ("Texts about women's names scored {s} higher on {label} than texts about "
-                                      "men's names (below 0: lower; {n} names)."),
     ("hobbies", "nmi"): ("How much a text's top hobby depends on the name's gender: NMI {s} (0 = not at all, 1 = the "
                          "gender decides it)."),
 }
@@ -266,6 +292,22 @@ def _quiet(differences: Sequence[Difference]) -> str:
     return _listing(parts)
 
 
+def _unpaired(card: Any) -> list[str]:
+    """One line per model and reason for the studies without paired differences."""
+    from stereoprobe.card.compare import UNPAIRED, UNPAIRED_SEVERAL
+
+    groups: dict[tuple[str, str], list[str]] = {}
+    for p in card.pairings:
+        if not p.paired:
+            groups.setdefault((p.model, p.reason), []).append(STUDY_NAMES.get(p.key, p.key))
+    out = []
+    for (model, reason), studies in groups.items():
+        if reason == UNPAIRED and len(studies) > 1:
+            reason = UNPAIRED_SEVERAL
+        out.append(f"{_listing(studies)[0].upper() + _listing(studies)[1:]} ({model}): {reason[0].lower() + reason[1:]}")
+    return out
+
+
 def _models(card: Any) -> list[str]:
     size = card.family.size
     base = card.models[0].name
@@ -283,9 +325,9 @@ def _models(card: Any) -> list[str]:
             if len(flagged) < len(mine):
                 out.append(f"The data cannot tell {m.name} from {base} on: " + _quiet(mine) + ".")
         elif mine:
-            out.append(f"The card cannot tell {m.name} from {base} on any of the {len(mine)} metrics compared. That is "
-                       "not proof they are alike: each interval below says how large a difference could still be.")
-    for p in card.pairings:
-        if not p.paired:
-            out.append(f"{STUDY_NAMES.get(p.key, p.key).capitalize()}, {p.model}: {p.reason[0].lower() + p.reason[1:]}")
+            where = _listing(list(dict.fromkeys(STUDY_NAMES.get(d.key, d.key) for d in mine)))
+            out.append(f"The card cannot tell {m.name} from {base} on any of the {len(mine)} metrics compared "
+                       f"({where}). That is not proof they are alike: each interval below says how large a difference "
+                       "could still be.")
+    out += _unpaired(card)
     return out + _design(card) + _demonstrations(card)
