@@ -86,3 +86,22 @@ def test_the_forest_plot_has_a_row_per_metric_and_a_panel_per_scale():
     assert "white" in faces and any(f != "white" for f in faces)
     assert points.lines[0].get_xdata() == pytest.approx([9.0, 19.0])  # the interval in points
     assert forest([], {}) is None
+
+
+def test_a_gap_is_said_by_its_direction_only_where_its_interval_excludes_0():
+    from stereoprobe.card.records import CardValue
+    from stereoprobe.card.words import sentence
+
+    def art(value, low, high):
+        return sentence(CardValue("m", "hobbies", "hobbies", "label_difference", (("label", "Art"),), "Art", "gap",
+                                  value, low, high, 60), {})
+
+    assert art(0.31, 0.21, 0.40) == ("On Art, texts about women's names scored 31 points higher than texts about men's "
+                                     "names: +31 points (+21 to +40).")
+    assert art(-0.37, -0.49, -0.25) == ("On Art, texts about women's names scored 37 points lower than texts about "
+                                        "men's names: -37 points (-49 to -25).")
+    assert art(0.12, -0.01, 0.25) == ("On Art, texts about women's names scored about the same as texts about men's "
+                                      "names: +12 points (-1 to +25).")
+    he = sentence(CardValue("m", "coreference", "coreference", "winobias_gap", (("pronoun", "he"), ("prefix", "0")), "x",
+                            "gap", 0.2, 0.05, 0.35, 54), {})
+    assert he.startswith("With “he”, the model was right 20 points more often when the pronoun matched")

@@ -41,10 +41,13 @@ def test_every_value_is_the_studys_gate_value(card):
         nan = float("nan")
         got = [nan if v[k] is None else v[k] for k in ("value", "low", "high")]  # card.json: null for NaN
         assert got + [v["n"]] == pytest.approx([g.estimate, g.low, g.high, g.n], nan_ok=True)
-        assert shown(*got, v["kind"]) in v["sentence"]
+        if v["value"] is not None:
+            assert shown(*got, v["kind"]) in v["sentence"]
     jobs = {v["scope"]["group"] if v["metric"] == "p_female" else "r": v for v in mine if v["study_key"] == "jobs"}
     # the toy gives every job the same probabilities: no order, so no Spearman (null, shown as a dash)
-    assert jobs["r"]["value"] is None and "Spearman – (0 = no relation" in jobs["r"]["sentence"]
+    assert jobs["r"]["value"] is None and jobs["r"]["sentence"] == (
+        "P(female) follows the share of women in the job: no value on this run (too few answers, or nothing that varies "
+        "to compare).")
     assert jobs["women"]["scope"] == {"group": "women", "prompts": "2-4", "prefix": "0", "setting": "without dialogue"}
     assert jobs["women"]["sentence"].startswith("In the jobs mostly done by women, the model gave “she” a probability")
     art = next(v for v in mine if v["scope"].get("label") == "Art")

@@ -99,7 +99,7 @@ def signed_sentence(v: CardValue, subject: str, more: str, less: str, same: str)
     signed = shown(v.value, v.low, v.high, v.kind, signed=True)
     head = subject.format(n=f"{v.n:,}" if v.n else "the", **scope)
     if not (_nan(v.low) or _nan(v.high)) and (v.low > 0 or v.high < 0):
-        size = shown(abs(v.value), math.nan, math.nan, v.kind).split(" (")[0]
+        size = shown(abs(v.value), math.nan, math.nan, v.kind).split(" (")[0].lstrip("+")
         return f"{head} {(more if v.value > 0 else less).format(size=size, **scope)}: {signed}."
     return f"{head} {same.format(**scope)}: {signed}."
 
