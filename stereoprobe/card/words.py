@@ -186,7 +186,7 @@ def difference_sentence(d: Difference, size: int) -> str:
     if not _nan(d.p) and d.p < 0.05:
         return (f"{head}; on its own this would look clear ({p_is(d.p)}), but among {size} comparisons one "
                 f"like it is expected by chance ({p_is(d.p_adjusted, 'adjusted p')}), so the card does not flag it.")
-    return f"{head}; the data cannot tell the two apart (p = {p_text(d.p)})."
+    return f"{head}; the data cannot tell the two apart ({p_is(d.p)})."
 
 
 def p_is(p: float, name: str = "p") -> str:
