@@ -182,7 +182,7 @@ def difference_sentence(d: Difference, size: int) -> str:
     head = (f"{d.label} ({STUDY_NAMES.get(d.key, d.key)}): {d.model} {more}{' than' if d.difference else ''} "
             f"{d.baseline}{by}")
     if d.flagged:
-        return f"{head}, clear even allowing for the {size} comparisons on this card (adjusted p = {p_text(d.p_adjusted)})."
+        return f"{head}, clear even allowing for the {size} comparisons on this card ({p_is(d.p_adjusted, 'adjusted p')})."
     if not _nan(d.p) and d.p < 0.05:
         return (f"{head}; on its own this would look clear ({p_is(d.p)}), but among {size} comparisons one "
                 f"like it is expected by chance ({p_is(d.p_adjusted, 'adjusted p')}), so the card does not flag it.")
