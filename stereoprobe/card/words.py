@@ -258,12 +258,13 @@ def _design(card: Any) -> list[str]:
 
 
 def _one_model(card: Any) -> list[str]:
+    """A study's first headline each; what is a demonstration first, so no number is read as a finding."""
     out = []
     for key in card.keys:
         first = next((v for v in card.values if v.key == key), None)
         if first is not None:
             out.append(first.sentence)
-    return out + _design(card) + _demonstrations(card)
+    return _demonstrations(card) + out + _design(card)
 
 
 def _short(d: Difference, card: Any) -> str:
