@@ -308,3 +308,24 @@ def test_a_papers_figure_stands_beside_a_value_only_from_a_published_run(suites,
     # the published design, but another unit: the line why, not the number
     assert got["nmi"]["paper"] is None and got["nmi"]["paper_note"] == why_not(nmi, "published", "NMI")
     assert "Published: 94 percent (GPT-4)" in (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_demonstrations_and_failed_studies_are_said_before_any_number(suites, tmp_path):
+    from dataclasses import replace
+
+    from stereoprobe.suite.record import read_suite, write_suite
+
+    suite = tmp_path / "model-a"
+    shutil.copytree(suites["a"], suite, ignore=shutil.ignore_patterns("card"))
+    rec = read_suite(suite)
+    rec = rec.with_entry(replace(rec.entry("anecdotes"), demonstration="a base model continuing a completion form"))
+    rec = rec.with_entry(replace(rec.entry("coreference"), state="failed", error="scoring: the run has no answers"))
+    write_suite(suite, rec)
+    card, out = card_of(tmp_path, suite)
+    assert card["summary"][:2] == [
+        "Anecdotes on model-a is a demonstration, not a finding: a base model continuing a completion form.",
+        "Coreference failed on model-a and is not on the card: scoring: the run has no answers."]
+    assert card["summary"][2].startswith("Asked to fill in the blank")
+    assert {v["study_key"] for v in card["values"]} == {"fill-in", "anecdotes"}
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert "<strong>A demonstration on model-a.</strong>" in page and "<strong>Failed on model-a:</strong>" in page
