@@ -42,7 +42,7 @@ def forest(differences: Sequence[Difference], study_names: dict[str, str]) -> An
         ax = fig.add_axes((0.42, bottom + 0.62 / total, 0.55, h / total - 0.72 / total))
         top = bottom
         y_of = {r: len(rows) - 1 - i for i, r in enumerate(rows)}
-        step = 0.22 if len(models) > 1 else 0.0
+        step = min(0.3, 0.7 / len(models)) if len(models) > 1 else 0.0
         for j, model in enumerate(models):
             for d in (x for x in ds if x.model == model):
                 y = y_of[(d.key, d.metric, d.scope, d.label)] + (len(models) - 1) / 2 * step - j * step
@@ -62,8 +62,13 @@ def forest(differences: Sequence[Difference], study_names: dict[str, str]) -> An
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
         ax.grid(axis="x", color="#e6e6e6", lw=0.6)
-    legend = ("filled, vermilion: flagged (Holm over the card); open, grey: not flagged"
-              + ("" if len(models) == 1 else "; " + ", ".join(f"{MARKERS[j % len(MARKERS)]} {m}" for j, m in
-                                                             enumerate(models))))
-    fig.text(0.02, 0.12 / total, tex_safe(legend), fontsize=8, color="#444444")
+    if len(models) > 1:  # which marker is which model
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], marker=MARKERS[j % len(MARKERS)], color="#444444", markerfacecolor="white",
+                          linestyle="none", label=tex_safe(m)) for j, m in enumerate(models)]
+        fig.axes[0].legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(models), fontsize=8,
+                           frameon=False)
+    fig.text(0.02, 0.12 / total, "filled, vermilion: flagged (Holm over the card); open, grey: not flagged",
+             fontsize=8, color="#444444")
     return fig

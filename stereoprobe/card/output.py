@@ -69,7 +69,7 @@ def to_markdown(card: Card) -> str:
     """``card.md``: the findings, then one table per study (a column per model, then each
     model's difference from the first with its adjusted p)."""
     names = [m.name for m in card.models]
-    lines = [f"# Bias card: {' and '.join(names)}", ""]
+    lines = [f"# Bias card: {words.listing(names)}", ""]
     lines += [f"- {s}" for s in words.summary(card)] + [""]
     for key in card.keys:
         rows = [r for r in card.rows if r[0] == key]

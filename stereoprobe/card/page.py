@@ -172,7 +172,7 @@ def page_html(card: Card, out: Path, forest_png: bytes | None) -> str:
     from stereoprobe.page.shell import fill_shell
 
     names = [m.name for m in card.models]
-    title = f"Bias card: {names[0]}" if len(names) == 1 else "Bias card: " + " and ".join(names)
+    title = "Bias card: " + words.listing(names)
     designs = sorted({m.design for m in card.models})
     made = card.created_at[:16].replace("T", " ") + (" UTC" if card.created_at.endswith("+00:00") else "")
     meta = esc(" · ".join([f"{'design' if len(designs) == 1 else 'designs'} {', '.join(designs)}",

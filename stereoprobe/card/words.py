@@ -218,7 +218,8 @@ SUBTITLES = {"sterlie": ("Sterlie, Weng & Feragen (2024), Template Prompts 4.3-4
 
 # -- the summary at the top ---------------------------------------------------------------
 
-def _listing(items: Sequence[str]) -> str:
+def listing(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
     items = list(items)
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
@@ -290,22 +291,25 @@ def _quiet(differences: Sequence[Difference]) -> str:
         what = (f"all {len(mine)} metrics" if every and len(mine) > 1 else "its one metric" if every else
                 "; ".join(quiet))
         parts.append(f"{STUDY_NAMES.get(key, key)} ({what})")
-    return _listing(parts)
+    return listing(parts)
 
 
 def _unpaired(card: Any) -> list[str]:
-    """One line per model and reason for the studies without paired differences."""
+    """One line per reason for the studies without paired differences (their models named)."""
     from stereoprobe.card.compare import UNPAIRED, UNPAIRED_SEVERAL
 
-    groups: dict[tuple[str, str], list[str]] = {}
+    groups: dict[str, tuple[dict[str, None], dict[str, None]]] = {}
     for p in card.pairings:
         if not p.paired:
-            groups.setdefault((p.model, p.reason), []).append(STUDY_NAMES.get(p.key, p.key))
+            studies, models = groups.setdefault(p.reason, ({}, {}))
+            studies[STUDY_NAMES.get(p.key, p.key)] = None
+            models[p.model] = None
     out = []
-    for (model, reason), studies in groups.items():
+    for reason, (studies, models) in groups.items():
         if reason == UNPAIRED and len(studies) > 1:
             reason = UNPAIRED_SEVERAL
-        out.append(f"{_listing(studies)[0].upper() + _listing(studies)[1:]} ({model}): {reason[0].lower() + reason[1:]}")
+        names = listing(list(studies))
+        out.append(f"{names[0].upper() + names[1:]} ({listing(list(models))}): {reason[0].lower() + reason[1:]}")
     return out
 
 
@@ -317,7 +321,7 @@ def _models(card: Any) -> list[str]:
         mine = [d for d in card.differences if d.model == m.name]
         flagged = [d for d in mine if d.flagged]
         if flagged:
-            where = _listing(list(dict.fromkeys(STUDY_NAMES.get(d.key, d.key) for d in flagged)))
+            where = listing(list(dict.fromkeys(STUDY_NAMES.get(d.key, d.key) for d in flagged)))
             out.append(f"{m.name} differs from {base} on {len(flagged)} of the {len(mine)} metrics compared ({where}), "
                        f"each clear even allowing for all {size} comparisons on this card:")
             out += [_short(d, card) for d in flagged[:8]]
@@ -326,7 +330,7 @@ def _models(card: Any) -> list[str]:
             if len(flagged) < len(mine):
                 out.append(f"The data cannot tell {m.name} from {base} on: " + _quiet(mine) + ".")
         elif mine:
-            where = _listing(list(dict.fromkeys(STUDY_NAMES.get(d.key, d.key) for d in mine)))
+            where = listing(list(dict.fromkeys(STUDY_NAMES.get(d.key, d.key) for d in mine)))
             out.append(f"The card cannot tell {m.name} from {base} on any of the {len(mine)} metrics compared "
                        f"({where}). That is not proof they are alike: each interval below says how large a difference "
                        "could still be.")
