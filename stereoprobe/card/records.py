@@ -30,6 +30,7 @@ class StudyRun:
     cost: str | None  # one line: what the design costs in interval width, if it is not the default
     error: str | None = None  # a study that failed in the suite: its one-line error (no values)
     width: float | None = None  # its intervals' width against the default design's (cost), if known
+    options: Mapping[str, Any] = field(default_factory=dict)  # the study's collect options in the suite
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ def _study_run(folder: Path, entry: Any) -> StudyRun:
     cost, width = design_cost(study, entry, manifest)
     return StudyRun(entry.key, entry.study, study.title, run, entry.state, design,
                     manifest.catalog.sha256 if manifest.catalog else None, entry.demonstration, page, cost,
-                    width=width)
+                    width=width, options=dict(entry.options))
 
 
 def read_models(suites: Sequence[str | Path]) -> list[Model]:

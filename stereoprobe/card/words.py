@@ -146,12 +146,9 @@ def examples(run: Any) -> dict[str, str]:
         return {}
     from stereoprobe.errors import DataError
     from stereoprobe.studies import get_study
-    from stereoprobe.suite.record import read_suite
 
     try:
-        record = read_suite(run.run.parent)
-        options = dict(record.entry(run.key).options) if record is not None else {}
-        probes = get_study(run.study).list_probes(options)
+        probes = get_study(run.study).list_probes(dict(run.options))
     except (DataError, KeyError, TypeError, ValueError, OSError):
         return {}
     out: dict[str, str] = {}
