@@ -322,9 +322,9 @@ def test_demonstrations_and_failed_studies_are_said_before_any_number(suites, tm
     rec = rec.with_entry(replace(rec.entry("coreference"), state="failed", error="scoring: the run has no answers"))
     write_suite(suite, rec)
     card, out = card_of(tmp_path, suite)
-    assert card["summary"][:2] == [
-        "Anecdotes on model-a is a demonstration, not a finding: a base model continuing a completion form.",
-        "Coreference failed on model-a and is not on the card: scoring: the run has no answers."]
+    assert card["summary"][:2] == [  # in the suite's order of studies
+        "Coreference failed on model-a and is not on the card: scoring: the run has no answers.",
+        "Anecdotes on model-a is a demonstration, not a finding: a base model continuing a completion form."]
     assert card["summary"][2].startswith("Asked to fill in the blank")
     assert {v["study_key"] for v in card["values"]} == {"fill-in", "anecdotes"}
     page = (out / "index.html").read_text(encoding="utf-8")
