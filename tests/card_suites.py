@@ -119,8 +119,8 @@ def make_suite(root: Path, model: FakeModel, studies: Sequence[str] = STUDIES, d
     for key in studies:
         run = suite / key
         _cli("sentiment", run) if key == "fill-in" else _cli("score", run, "--bootstrap", n_boot)
-        if report:
-            _cli("report", run)
+        if report:  # the pages (fill-in: its briefing, without the figure files)
+            _cli("report", run, *(("--only", "briefing") if key == "fill-in" else ()))
     entries = tuple(StudyEntry(k, k, k, options[k], "reported" if report else "scored") for k in studies)
     write_suite(suite, SuiteRecord(model.name, {"model": model.name, "base_url": "http://127.0.0.1/v1"}, design,
                                    entries, __version__, "2026-11-27T00:00:00+00:00", "2026-11-27T00:00:00+00:00"))
