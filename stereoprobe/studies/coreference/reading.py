@@ -54,7 +54,7 @@ STERLIE, MARIN_EGER = "sterlie", "marin-eger"
 READINGS = (STERLIE, MARIN_EGER)
 #: Bumped whenever the sterlie rule changes what a reply yields (recorded with the run's reading).
 VERSION = "1"
-LABELS = {STERLIE: "Sterlie et al.'s reading (the job the reply gives as its answer)",
+LABELS = {STERLIE: "Sterlie et al.'s rule (the job the reply gives as its answer)",
           MARIN_EGER: "Marin & Eger's rule (a reply naming both jobs or neither is unclear)"}
 
 _ARTICLE = r"(?:(?:the|a|an|my|your|our|this|that)\s+)?(?:(?!only\b|just\b)[\w-]+\s+)?"

@@ -204,8 +204,8 @@ def _readings(t: dict[str, Any]) -> list[str]:
     if not r or table is None or not len(table):
         return []
     moves = table.groupby(["this", "other"], sort=False)["replies"].sum().reset_index()
-    mine, theirs = (("read as Sterlie et al. read it", "by Marin & Eger's rule") if r["reading"] == "sterlie" else
-                    ("by Marin & Eger's rule", "read as Sterlie et al. read it"))
+    mine, theirs = (("Sterlie et al.'s rule (used)", "Marin & Eger's rule") if r["reading"] == "sterlie" else
+                    ("Marin & Eger's rule (used)", "Sterlie et al.'s rule"))
     return ["<h2>How the replies were read</h2>",
             f'<p class="small">{esc(r["label"])} made the answers above; {esc(r["other_label"])} is the other rule. '
             "The table counts the replies by the class each rule gives them (readings.csv: per prompt and "

@@ -11,8 +11,9 @@ not the number.
 
 >>> b = beside({"design": "default", "experiment": "sectors", "method": ["chat"], "reading": "sterlie"},
 ...            lambda f: f.source.endswith("Table 6"))
->>> (b.figures, b.reason.split(";")[0])
-({}, 'Sterlie et al. (2024), Table 6 used the paper\\'s own design')
+>>> b.figures, b.reason
+({}, "Sterlie et al. (2024), Table 6 used the paper's own design; this run asked the default design, so its figures \
+(GPT-4) are not shown beside it.")
 """
 
 from __future__ import annotations
@@ -57,19 +58,19 @@ class Beside:
 
 def beside(meta: dict[str, Any], keep: Callable[[Any], bool]) -> Beside:
     """001's figures that ``keep`` picks for one table of this run's page: all of them when each
-    is comparable (papers.comparable), else none and the first figure's reason; nothing when 001
-    printed none for that table."""
+    is comparable (papers.comparable), else none and the reason: one line, a sentence for each
+    table of 001's it draws on (Tables 4 and 5 share one on the page); nothing when 001 printed
+    none for that table."""
     from stereoprobe.papers import comparable
 
     chosen = [f for f in figures(meta.get("experiment")) if keep(f)]
     if not chosen:
         return Beside()
     unit = unit_of(meta)
-    for f in chosen:
-        reason = comparable(f, meta.get("design"), unit)
-        if reason is not None:
-            return Beside(reason=reason)
-    notes = tuple(dict.fromkeys(f"{f.source}: {f.note}" for f in chosen if f.note.startswith("printed so")))
+    reasons = [comparable(f, meta.get("design"), unit, figures=f"its figures ({f.model})") for f in chosen]
+    if any(reasons):  # one line per table of the paper's (Tables 4 and 5 share a page table)
+        return Beside(reason=" ".join(dict.fromkeys(r for r in reasons if r)))
+    notes = tuple(dict.fromkeys(f"{f.source}: {f.note}" for f in chosen if f.note.startswith("as printed")))
     return Beside({key(f): f for f in chosen}, None, notes)
 
 

@@ -321,5 +321,5 @@ def summary(result: SterlieScores) -> str:
 def readings_sentence(r: dict[str, Any]) -> str:
     """One sentence: the rule the replies were read by, and how many the other rule reads otherwise."""
     moves = "; ".join(f"{move.replace(' -> ', ' → ')}: {n}" for move, n in r["moves"].items())
-    return (f"Replies read by {r['label']}; {r['other_label']} would class {r['differ']} of {r['replies']} "
+    return (f"Replies were read by {r['label']}; {r['other_label']} would class {r['differ']} of {r['replies']} "
             f"differently" + (f" ({moves})." if moves else "."))
