@@ -109,7 +109,7 @@ def command(study, design, catalog, category, group, fmt, templates, questions, 
       stereoprobe collect --study jobs --model gpt-4o-mini --samples 20 --temperature 1
       stereoprobe collect --study coreference             16,800 scenes, embedded model
       stereoprobe collect --study coreference --model gpt-4o-mini --pairs 1000 --seed 1
-      stereoprobe collect --study coreference --templates sterlie --model gpt-4o --samples 50 --temperature 0.5
+      stereoprobe collect --study coreference --templates sterlie --model gpt-4o --design published
       stereoprobe collect --model-file ~/models/my-model.Q4_K_M.gguf      a GGUF of your own
       stereoprobe collect --model-file ~/models/instruct.gguf --mode chat  with its chat template
       stereoprobe collect --study coreference --model gpt-4o-mini --batch openai     at the batch price
