@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from conftest import TEST_KEY
 from sterlie_fake import expected_wrong, register_questions
+from sterlie_synth import questions_file
 
 from stereoprobe.collect import samples_of
 from stereoprobe.designs import apply
@@ -22,15 +22,6 @@ from stereoprobe.studies import get_study
 from stereoprobe.studies.coreference.sterlie import BASELINE, sector_probes
 
 STUDY = get_study("coreference")
-
-
-def questions_file(path: Path, n: int = 14) -> Path:
-    """n synthetic questions in MedQA-USMLE's format, right options cycling A-D."""
-    rows = [{"question": f"Which word is number {i}?", "answer_idx": "ABCD"[i % 4],
-             "options": {k: f"{w}{i}" for k, w in zip("ABCD", ("alpha", "beta", "gamma", "delta"))}}
-            for i in range(n)]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def _published(**options):

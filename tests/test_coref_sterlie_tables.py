@@ -201,7 +201,7 @@ def mc_records(path: Path):
 
 def test_tables_1_and_2_and_eq_8_from_the_published_multiple_choice_design(tmp_path):
     from test_coref_criteria_001 import PRINTED, TABLES_1_2
-    from test_coref_sterlie_published import questions_file
+    from sterlie_synth import questions_file
 
     run = tmp_path / "run"
     run.mkdir()

@@ -114,7 +114,7 @@ def mentions(reply: str, profession_a: str, profession_b: str) -> list[Mention]:
     found.sort()
     listed: set[int] = set()
     for i in range(len(found) - 1):
-        (s1, e1, r1), (s2, e2, r2) = found[i], found[i + 1]
+        (_, e1, r1), (s2, _, r2) = found[i], found[i + 1]
         if r1 != r2 and _LISTED.match(reply[e1:s2]):
             listed.update((i, i + 1))
     clauses = _clauses(reply)
