@@ -17,4 +17,45 @@ def quick(options: Mapping[str, Any]) -> Design | None:
 
 
 def published(options: Mapping[str, Any]) -> Design | None:
-    return None  # TODO(issue 34): the published design
+    if options.get("templates") == "sterlie":
+        return _sterlie_published(options)
+    return None  # TODO(issue 34): Marin & Eger's published design (--templates marin-eger)
+
+
+#: Sterlie et al.'s own settings (seed 001): temperature 0.5 for every experiment (section 5);
+#: the sector prompts 50 times per pronoun, their baselines over 30 runs (section 5.4, Table 3);
+#: the multiple-choice prompts 14 questions x 2 x 2 x 10 = 560, Baseline 1 30 times (section 5.3, eq. 8).
+STERLIE_TEMPERATURE = 0.5
+STERLIE_SECTOR_SAMPLES = 50
+STERLIE_QUESTION_SAMPLES = 10
+STERLIE_BASELINE_SAMPLES = 30
+
+
+def _sterlie_published(options: Mapping[str, Any]) -> Design:
+    """001's design for ``--templates sterlie``: the sector experiment, or with ``--questions``
+    the multiple-choice one (docs/designs.md)."""
+    from stereoprobe.studies.coreference.medqa import QUESTIONS_001
+    from stereoprobe.studies.coreference.reading import STERLIE
+
+    choice = options.get("questions") is not None
+    samples = STERLIE_QUESTION_SAMPLES if choice else STERLIE_SECTOR_SAMPLES
+    settings = {"samples": samples, "baseline_samples": STERLIE_BASELINE_SAMPLES,
+                "temperature": STERLIE_TEMPERATURE, "reading": STERLIE}
+    base = STERLIE_BASELINE_SAMPLES
+    if choice:
+        n = QUESTIONS_001
+        what = (f"{n} questions x 2 groups (nurse right, doctor right) x he, she x {samples} samples = "
+                f"{n * 4 * samples} Template Prompt 3.1 replies, and Baseline 1 {base} times a question = {n * base}, "
+                f"at temperature {STERLIE_TEMPERATURE}; replies read as 001 reads them")
+        source = "Sterlie et al. (2024), sections 4.3 and 5.3, eq. (3), (4) and (8), Tables 1 and 2"
+        notes = (f"001 does not list its {n} MedQA-USMLE questions (only Example Prompt 5.1): bring {n} of your own; "
+                 f"a file of another size is refused under this design.",
+                 "The wrong option beside the right one is chosen by a hash of the question (001 does not say how "
+                 "it chose).")
+    else:
+        what = (f"6 prompts (4.3-4.8) x he, she x {samples} samples = {6 * 2 * samples} replies, and Table 3's 6 "
+                f"baseline questions x {base} = {6 * base}, at temperature {STERLIE_TEMPERATURE}; replies read as "
+                "001 reads them")
+        source = "Sterlie et al. (2024), sections 4.4 and 5.4, eq. (5) and (6), Tables 3-6"
+        notes = ("001 asked GPT-4 in 2023; the maximum reply length is not given (ours: --max-tokens, 300).",)
+    return Design("published", settings, what, source, notes)
