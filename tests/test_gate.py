@@ -201,7 +201,39 @@ def test_an_absolute_rule_gets_its_p_from_a_jeffreys_interval_by_hand(tmp_path):
     assert within_p(at_least, v) == pytest.approx(0.00464, abs=1e-5)
     # at the interval's own limit the p is 0.025: one check alone fails exactly when the interval is beyond
     assert within_p(one('[[rule]]\nstudy = "jobs"\nmetric = "p_female"\ngroup = "men"\nmax = %r\n' % low,
-                        tmp_path), v) == pytest.approx(0.025, abs=1e-9)
+                        tmp_path), v) == pytest.approx(0.025, abs=1e-6)
+
+
+def test_each_interval_family_is_turned_back_by_hand(tmp_path):
+    """The other families (stereoprobe/gate/pvalues.py), each worked out by hand:
+
+    - jackknife on atanh r, 9 df: r = 0.6 from z = atanh(0.6) = 0.6931 +/- t(9) 0.2 =
+      2.2622 x 0.2 = 0.4524, i.e. tanh(0.2407) = 0.2362 to tanh(1.1455) = 0.8164; "at most
+      0.2" has p = P(T9 > (0.6931 - atanh(0.2) = 0.2027) / 0.2 = 2.452) = 0.0183;
+    - bootstrap percentiles 0.2 to 0.5 around 0.3: below the estimate a normal of sd 0.1 /
+      1.96 = 0.0510, so "at most 0.25" has p = P(Z > 0.05 / 0.0510 = 0.98) = 0.1635; above
+      it sd 0.2 / 1.96 = 0.1020, "at least 0.45" p = P(Z > 0.15 / 0.1020 = 1.47) = 0.0708;
+    - a t interval clipped at 0: 0.01 with (0, 0.05), df inf: the unclipped half 0.04 gives
+      se 0.0204, and "at least 0.06" (min) p = P(Z > 0.05 / 0.0204 = 2.45) = 0.0071;
+    - ``max_decrease = 0.02`` on a change of -0.05 (-0.09 to -0.01, normal): p of "falls
+      by at most 0.02" = P(Z > 0.03 / 0.0204 = 1.47) = 0.0708."""
+    from stereoprobe.gate import pvalues
+
+    def v(est, low, high, **how):
+        return Value("spearman", (), est, low, high, 10, **how)
+
+    atanh = v(0.6, 0.23617, 0.81638, method="atanh", df=9)
+    assert pvalues.above(atanh, 0.2) == pytest.approx(0.0183, abs=2e-4)
+    assert pvalues.above(atanh, 0.23617) == pytest.approx(0.025, abs=2e-4)  # at its own limit
+    pct = v(0.3, 0.2, 0.5, method="percentile")
+    assert pvalues.above(pct, 0.25) == pytest.approx(0.1635, abs=2e-4)
+    assert pvalues.below(pct, 0.45) == pytest.approx(0.0708, abs=2e-4)
+    clipped = v(0.01, 0.0, 0.05)
+    at_least = one('[[rule]]\nstudy = "jobs"\nmetric = "p_female"\ngroup = "men"\nmin = 0.06\n', tmp_path)
+    assert within_p(at_least, clipped) == pytest.approx(0.0071, abs=2e-4)
+    fall = one('[[rule]]\nstudy = "coreference"\nmetric = "inconsistent"\nmax_decrease = 0.02\n', tmp_path)
+    assert within_p(fall, value(-0.05, -0.09, -0.01)) == pytest.approx(0.0708, abs=2e-4)
+    assert within_p(fall, value(0.05, 0.01, 0.09)) > 0.99  # a rise is no fall
 
 
 def test_holm_across_the_gates_checks_decides_a_failure(tmp_path):
@@ -306,4 +338,5 @@ def test_docs_gate_md_policies_read(tmp_path):
     text = (Path(__file__).parents[1] / "docs" / "gate.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```toml\n(.*?)```", text, re.S)
     assert blocks[0] == ISSUE_POLICY  # the issue's policy, as written
-    assert [len(rules(tmp_path, b)) for b in blocks] == [2, 2]
+    assert [len(rules(tmp_path, b)) for b in blocks] == [2, 2, 1]
+    assert read_policy(policy(tmp_path, blocks[2]), specs_of).family == "global"  # "One family"
