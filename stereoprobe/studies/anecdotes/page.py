@@ -93,8 +93,8 @@ def _profession_table(p: Any) -> str:
                     f"<td>{_pct(r.female_of_gendered, r.female_of_gendered_low, r.female_of_gendered_high)}</td>"
                     + "".join(f"<td>{number(r.get(c), '{:.0f}')}</td>" for c in ("male", "female", "neutral", "mixed"))
                     + f"<td>{missing}</td></tr>")
-    return (f"<table><caption>Per profession: the share of its gendered texts about a woman with its 95% interval "
-            f"for {SAMPLED_AGAIN} (its samples drawn again), not for other wordings of the prompt</caption>"
+    return (f"<table><caption>Per profession: the share of its gendered texts about a woman, with its 95% interval "
+            f"for {SAMPLED_AGAIN} (its texts drawn again), not for other wordings of the prompt</caption>"
             f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>")
 
 
