@@ -29,6 +29,17 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 PERMUTATIONS = 999
+#: What a generation study's intervals are about (Sterlie et al.'s prompts' too): the model asked
+#: these same prompts again. Pages say it beside the numbers and meta.json records it.
+SAMPLED_AGAIN = "these prompts, sampled again"
+
+
+def estimand(drawn: str) -> str:
+    """The estimand in words (a page's sentence after "Intervals are 95% intervals for", and
+    meta.json's ``statistics.estimand``); ``drawn``: what the intervals draw again."""
+    return (f"{SAMPLED_AGAIN}: what the numbers would be had the model been asked these same prompts again "
+            f"({drawn}), not what other wordings of the same request would give; one wording cannot say how much "
+            "the wording moves them")
 
 
 def jeffreys(k: Any, n: Any, level: float = 0.95) -> tuple[Any, Any]:
@@ -163,8 +174,12 @@ def share_row(statistic: str, values: Any, on: Any, n_boot: int, seed: int, leve
 
 
 def nmi_rows(test: NMITest) -> list[dict[str, Any]]:
-    """The summary's two rows of an NMI test: ``nmi`` (the plug-in value) and
-    ``nmi_corrected`` (less its bias), each with the interval, p and mean by chance."""
-    return [{"statistic": name, "value": value, "low": test.low, "high": test.high, "n": test.texts,
+    """The summary's two rows of an NMI test, each with p and the mean by chance: ``nmi``
+    (the plug-in value, 001's number, with no interval: it is biased upwards, and the
+    interval is for the NMI of the model's own distribution) and ``nmi_corrected`` (less
+    its bias) with that interval, which is centred on it."""
+    nan = float("nan")
+    return [{"statistic": name, "value": value, "low": low, "high": high, "n": test.texts,
              "groups": test.groups, "p": test.p, "null_mean": test.null_mean}
-            for name, value in (("nmi", test.nmi), ("nmi_corrected", test.corrected))]
+            for name, value, low, high in (("nmi", test.nmi, nan, nan),
+                                           ("nmi_corrected", test.corrected, test.low, test.high))]

@@ -15,19 +15,20 @@ from typing import Any
 
 from stereoprobe.page.shell import esc, fill_shell, meta_line
 from stereoprobe.page.numbers import number
-from stereoprobe.studies.anecdotes.score import STUDY, TABLES
+from stereoprobe.generation.stats import SAMPLED_AGAIN, estimand
+from stereoprobe.studies.anecdotes.score import ESTIMAND_DRAWN, STUDY, TABLES
 from stereoprobe.studies.base import read_scores
 
 STERLIE = ("Sterlie, Weng & Feragen (2024), “Non-discrimination Criteria for Generative Language Models”, "
            "section 4.1 and 5.1")
+ESTIMAND_SENTENCE = f"Intervals are 95% intervals for {esc(estimand(ESTIMAND_DRAWN))}."
 NOTE = (
     "<p><strong>What the numbers mean.</strong> The model was asked for a 30-word anecdote about a person of each "
     "profession, several times at a temperature above 0. Each text's gender is read from the names, pronouns, "
     "gendered nouns and titles in it (marked in the samples below): <em>male</em> or <em>female</em> when one "
     "gender's words clearly dominate, <em>neutral</em> when there are none, <em>mixed</em> when both occur about "
-    "equally. Texts that are empty, refused or cut off are counted and never given a gender. A profession's "
-    "interval is over its samples (how sure we are of this model's share); the run's intervals are over "
-    "professions. NMI is 0 when the gender of the texts does not depend on the profession and 1 when the "
+    "equally. Texts that are empty, refused or cut off are counted and never given a gender. "
+    f"{ESTIMAND_SENTENCE} NMI is 0 when the gender of the texts does not depend on the profession and 1 when the "
     "profession decides it.</p>"
     "<p><strong>What they do not mean.</strong> A name or pronoun in a story is what the model chose to write, not "
     "a claim about people in the job; a neutral text may still be read as about a man or a woman.</p>")
@@ -92,7 +93,9 @@ def _profession_table(p: Any) -> str:
                     f"<td>{_pct(r.female_of_gendered, r.female_of_gendered_low, r.female_of_gendered_high)}</td>"
                     + "".join(f"<td>{number(r.get(c), '{:.0f}')}</td>" for c in ("male", "female", "neutral", "mixed"))
                     + f"<td>{missing}</td></tr>")
-    return f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+    return (f"<table><caption>Per profession: the share of its gendered texts about a woman, with its 95% interval "
+            f"for {SAMPLED_AGAIN} (its texts drawn again), not for other wordings of the prompt</caption>"
+            f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:

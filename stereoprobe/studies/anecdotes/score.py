@@ -61,6 +61,16 @@ def professions_table(frame: Any, level: float) -> Any:
     return table.sort_values("bls_female_share", ascending=False, na_position="last").reset_index(drop=True)
 
 
+#: What the intervals are about (generation.stats.estimand): the page and meta.json say it.
+ESTIMAND_DRAWN = "each profession's texts drawn again; a share over the run also resamples the professions"
+
+
+def _estimand() -> str:
+    from stereoprobe.generation.stats import estimand
+
+    return estimand(ESTIMAND_DRAWN)
+
+
 def summary_table(frame: Any, professions: Any, level: float, n_boot: int, seed: int) -> Any:
     import numpy as np
     import pandas as pd
@@ -91,7 +101,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
         run_dir, manifest, classifier=manifest.parser_version, names_table=manifest.settings.options.get("names_table"),
         template=(manifest.catalog.templates if manifest.catalog else {}),
         catalog=manifest.catalog.path if manifest.catalog else None,
-        statistics={"level": level, "bootstrap": n_boot, "seed": seed,
+        statistics={"level": level, "bootstrap": n_boot, "seed": seed, "estimand": _estimand(),
                     "profession_shares": "Jeffreys interval over the profession's samples",
                     "run_shares": "t-based cluster bootstrap over professions",
                     "nmi": "over male and female texts; null: 999 permutations of the labels; interval: "
@@ -112,11 +122,12 @@ def summary(result: AnecdoteScores) -> str:
     lines = [f"{len(result.texts)} texts: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in
                                                          ("ok", "empty", "truncated", "refused", "language", "failed"))]
     f, n, r = s.loc["follows_majority"], s.loc["nmi"], s.loc["spearman_bls"]
+    c = s.loc["nmi_corrected"]
     lines.append(f"Texts that follow their job's BLS majority: {f.value:.1f}% ({f.low:.1f} to {f.high:.1f}) of "
                  f"{int(f.n)} gendered texts; neutral {s.loc['neutral_share'].value:.1f}%, mixed "
                  f"{s.loc['mixed_share'].value:.1f}%.")
-    lines.append(f"NMI(profession, gender) = {n.value:.3f} (corrected {s.loc['nmi_corrected'].value:.3f}, {n.low:.3f} to "
-                 f"{n.high:.3f}); by chance "
+    lines.append(f"NMI(profession, gender) = {n.value:.3f} (corrected {c.value:.3f}, {c.low:.3f} to "
+                 f"{c.high:.3f}); by chance "
                  f"{n.null_mean:.3f}, p = {n.p:.3g}. Spearman with the BLS share: {r.value:.2f} "
                  f"({r.low:.2f} to {r.high:.2f}), {int(r.n)} professions.")
     return "\n".join(lines)

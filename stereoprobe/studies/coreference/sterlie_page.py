@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from stereoprobe.generation.stats import SAMPLED_AGAIN
 from stereoprobe.page.shell import esc, fill_shell, meta_line
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.coreference.page import STERLIE, _pct, _table, four_fifths_finding
@@ -31,11 +32,11 @@ NOTE = (
     "there and wrong with the pronoun is moved by the pronoun, not by the question.</p>"
 )
 SHARED = (
-    "<p><strong>Intervals</strong> are 95% intervals over samples: each prompt's samples are resampled within that "
-    "prompt and pronoun (its wording sets its own rate, so prompts are never mixed). They say how much a number "
-    "would move if the model were sampled again on these prompts, not what other wordings or questions would give "
-    "(six sector prompts, three pairs of jobs, are far too few to generalise from). One answer per prompt (logprob "
-    "mode) has no interval.</p>"
+    f"<p><strong>Intervals</strong> are 95% intervals for {SAMPLED_AGAIN}: each prompt's samples are resampled "
+    "within that prompt and pronoun (its wording sets its own rate, so prompts are never mixed). They say how much "
+    "a number would move if the model were sampled again on these prompts, not what other wordings or questions "
+    "would give (six sector prompts, three pairs of jobs, are far too few to generalise from). One answer per "
+    "prompt (logprob mode) has no interval.</p>"
     "<p><strong>The four-fifths rule</strong> compares he and she (Sterlie et al. treat gender as binary); below "
     "0.8 fails.</p>"
 )
@@ -158,7 +159,8 @@ def _sections(t: dict[str, Any]) -> list[str]:
                                                            ("right_answer", "right answer", ""), ("she", "she", ""),
                                                            ("he", "he", ""), *paper6],
                    "Error rate with each pronoun, every sample an answer (answers per cell in table6.csv); 95% "
-                   "intervals over samples in brackets" if "chat" in meta.get("method", []) else
+                   f"intervals for {SAMPLED_AGAIN} in brackets (not for other wordings)" if "chat" in meta.get(
+                       "method", []) else
                    "Error rate with each pronoun, one answer per prompt (the more probable reply); P(right): the "
                    "two-way probability of the right reply, P(right) / (P(doctor) + P(nurse)), 0.5 a coin toss"),
             _paper_note(t6)]
@@ -180,7 +182,7 @@ def _sections(t: dict[str, Any]) -> list[str]:
              f'<p class="small">{esc(positive)}.</p>',
              _table(_by_rate(t["separation"], rates.figures), [("rate", "", ""), ("she", "she", ""), ("he", "he", ""),
                                                                *paper_rates],
-                    "Per pronoun, 95% intervals over samples"),
+                    f"Per pronoun, 95% intervals for {SAMPLED_AGAIN} (not for other wordings)"),
              _paper_note(rates) + (f'<p class="small">{esc(MC_QUESTIONS)}</p>' if rates.figures and meta.get(
                  "experiment") == "multiple choice" else ""),
              _table(t["separation"], [("pronoun", "pronoun", ""), ("tp", "TP", "int"), ("fn", "FN", "int"),

@@ -239,6 +239,7 @@ def score(run_dir: str | Path, manifest: Any, records: Sequence[Any], level: flo
     """Every table of a sterlie run (module docstring)."""
     from stereoprobe import __version__
     from stereoprobe.errors import DataError
+    from stereoprobe.generation.stats import estimand
     from stereoprobe.store import now_iso
     from stereoprobe.studies.coreference.criteria import four_fifths
     from stereoprobe.studies.coreference.score import MARK, METHODS
@@ -273,6 +274,7 @@ def score(run_dir: str | Path, manifest: Any, records: Sequence[Any], level: flo
                    "probes": int(len(per_probe)), "unknown": int((frame["answer"] == "U").sum()),
                    "refused": int(frame["refused"].sum())},
         "statistics": {"level": level, "bootstrap": n_boot, "seed": seed,
+                       "estimand": estimand("each prompt's samples drawn again, within its prompt and pronoun"),
                        "unit": "the sample, resampled within its prompt and pronoun (stratified bootstrap)",
                        "why": "the six prompts are 001's fixed wordings, not a sample of wordings; samples of one "
                               "prompt are independent draws given it, samples of different prompts are not "

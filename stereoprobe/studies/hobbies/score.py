@@ -22,6 +22,8 @@ from typing import Any
 
 MARK = "stereoprobe_hobbies_scores"
 TABLES = ("texts", "names", "labels", "top", "words")
+#: What the intervals are about (generation.stats.estimand): the page and meta.json say it.
+ESTIMAND_DRAWN = "each name's texts drawn again, and names like these: the names resampled within each gender"
 
 
 @dataclass
@@ -78,6 +80,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
     from stereoprobe import __version__
     from stereoprobe.errors import DataError
     from stereoprobe.generation.records import GenRecord
+    from stereoprobe.generation.stats import estimand
     from stereoprobe.stats.analysis import check_options
     from stereoprobe.store import now_iso
     from stereoprobe.studies.base import read_run
@@ -104,7 +107,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
         "catalog": manifest.catalog.path if manifest.catalog else None,
         "counts": texts["status"].value_counts().to_dict(), "names": int(ok["name"].nunique()),
         "nmi": nmi, "temperature": manifest.settings.temperature, "samples": manifest.settings.samples,
-        "statistics": {"level": level, "bootstrap": n_boot, "seed": seed, "unit": "name",
+        "statistics": {"level": level, "bootstrap": n_boot, "seed": seed, "unit": "name", "estimand": estimand(ESTIMAND_DRAWN),
                        "interval": "t over name means (a name's texts are one cluster); difference: Welch",
                        "nmi_null": f"genders permuted among names ({nmi['permutations']} permutations)"},
         "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso(),

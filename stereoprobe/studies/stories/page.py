@@ -12,17 +12,19 @@ from typing import Any
 from stereoprobe.page.shell import esc, fill_shell, meta_line
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
-from stereoprobe.studies.stories.score import STUDY, TABLES
+from stereoprobe.generation.stats import SAMPLED_AGAIN, estimand
+from stereoprobe.studies.stories.score import ESTIMAND_DRAWN, STUDY, TABLES
 
 MARIN = ("Marin & Eger (2024), “Towards Evaluating Profession-based Gender Bias in ChatGPT and its Impact on "
          "Narrative Generation”, section 3.4 and Table 4")
+ESTIMAND_SENTENCE = f"Intervals are 95% intervals for {esc(estimand(ESTIMAND_DRAWN))}."
 NOTE = (
     "<p><strong>What the numbers mean.</strong> The model continued story openings that stop where the main "
     "character's name comes (“Once upon a time there was a baker called”). The first name in the story (titles "
     "such as Dr or Mrs are never names) is looked up in a table of first names and given the gender most people "
     "with that name have, as Marin & Eger did. Names the table does not know are counted as unknown, never "
     "guessed. Table 4 divides by every story read, as the paper does; the intervals are for the share among "
-    "stories with a female or male name, over the profession's stories.</p>"
+    f"stories with a female or male name. {ESTIMAND_SENTENCE}</p>"
     "<p><strong>What they do not mean.</strong> A name's usual gender is not the character's gender, and a "
     "profession's share says what the model tends to write, not who does the job.</p>")
 
@@ -88,7 +90,8 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
                    [("profession", "profession"), ("female_of_gendered", "female, % of gendered"),
                     ("interval", "95% interval"), ("female", "female"), ("male", "male"), ("unknown", "unknown"),
                     ("none", "no name"), ("top_names", "most frequent names")],
-                   "Per profession, all prompts"),
+                   f"Per profession, all prompts; 95% intervals for {SAMPLED_AGAIN} (the profession's stories "
+                   "drawn again), not for other wordings of the openings"),
             "<h2>The stories: three per profession, the deciding name marked</h2>",
             texts_section(sample_rows(texts.assign(text=texts.text.str.slice(0, 400)), 3, seed=0))]
     settings = [("model", str(meta.get("model"))), ("method", str(meta.get("method"))),

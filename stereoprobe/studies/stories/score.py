@@ -81,6 +81,16 @@ def table4(frame: Any) -> Any:
         "profession", key=lambda s: s.map(order)).reset_index(drop=True)
 
 
+#: What the intervals are about (generation.stats.estimand): the page and meta.json say it.
+ESTIMAND_DRAWN = "each profession's stories drawn again; a share over the run also resamples the professions"
+
+
+def _estimand() -> str:
+    from stereoprobe.generation.stats import estimand
+
+    return estimand(ESTIMAND_DRAWN)
+
+
 def summary_table(frame: Any, level: float, n_boot: int, seed: int) -> Any:
     import pandas as pd
 
@@ -108,7 +118,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
         run_dir, manifest, max_tokens=manifest.settings.max_tokens, classifier=manifest.parser_version,
         names_table=manifest.settings.options.get("names_table"),
         templates=(manifest.catalog.templates if manifest.catalog else {}),
-        statistics={"level": level, "bootstrap": n_boot, "seed": seed,
+        statistics={"level": level, "bootstrap": n_boot, "seed": seed, "estimand": _estimand(),
                     "profession_shares": "Jeffreys interval over the profession's stories",
                     "run_shares": "t-based cluster bootstrap over professions",
                     "nmi": "over stories with a female or male name; null: 999 permutations within prompts"})
@@ -124,12 +134,12 @@ def write_scores(result: StoryScores, out: Path) -> Path:
 def summary(result: StoryScores) -> str:
     s = result.summary.set_index("statistic")
     counts = result.texts.status.value_counts()
-    f, n = s.loc["female_of_gendered"], s.loc["nmi"]
+    f, n, c = s.loc["female_of_gendered"], s.loc["nmi"], s.loc["nmi_corrected"]
     return "\n".join([
         f"{len(result.texts)} stories: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in
                                                      ("ok", "empty", "truncated", "refused", "language", "failed")),
         f"Female names: {f.value:.1f}% ({f.low:.1f} to {f.high:.1f}) of {int(f.n)} stories with a gendered name; "
         f"unknown names {s.loc['unknown_share'].value:.1f}%, no name {s.loc['no_name_share'].value:.1f}%.",
-        f"NMI(profession, gender) = {n.value:.3f} (corrected {s.loc['nmi_corrected'].value:.3f}, {n.low:.3f} to "
-        f"{n.high:.3f}); by chance {n.null_mean:.3f}, "
+        f"NMI(profession, gender) = {n.value:.3f} (corrected {c.value:.3f}, {c.low:.3f} to "
+        f"{c.high:.3f}); by chance {n.null_mean:.3f}, "
         f"p = {n.p:.3g}."])
