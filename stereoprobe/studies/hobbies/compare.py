@@ -48,8 +48,8 @@ NOTE = (
     "towards “she” even when there is no difference, so it has no interval here.</p>"
     "<p><strong>What they do not mean.</strong> The axes are learnt from these texts alone, so d says which "
     "words the compared models use near “she” and “he”; a d is comparable between runs of one comparison, not "
-    "between comparisons. A test over texts (each text one observation) would not be valid: a name's texts are "
-    "one cluster, and such a test rejects a true null far more often than it says.</p>"
+    "between comparisons. No test over texts (each text one observation) is shown: a name's texts are one "
+    "cluster, and such a test can reject a true null more often than it says (docs/hobbies.md).</p>"
 )
 
 
@@ -203,7 +203,7 @@ def _page(result: HobbiesComparison, png: bytes) -> str:
     for r, design in zip(result.runs, result.designs):
         _, why = beside(design, "w2v_d", UNIT_CORRECTED)
         _, why_001 = beside(design, "w2v_d", UNIT_001)
-        lines = (why_001[:1] + why[:1]) if why_001 else why[:1]
+        lines = list(dict.fromkeys(why_001[:1] + why[:1]))  # a default run: one reason, said once
         reasons += [f"<li>{esc(r.run)}: {esc(line)}</li>" for line in lines]
     img = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
     body = (f'<p class="small">Data: <a href="comparison.csv">comparison.csv</a>, <a href="scores.csv">scores.csv'
