@@ -48,7 +48,10 @@ NOTE = (
     "towards “she” even when there is no difference, so it has no interval here.</p>"
     "<p><strong>What they do not mean.</strong> The axes are learnt from these texts alone, so d says which "
     "words the compared models use near “she” and “he”; a d is comparable between runs of one comparison, not "
-    "between comparisons. No test over texts (each text one observation) is shown: a name's texts are one "
+    "between comparisons. The interval resamples names with the trained models held fixed: with no real "
+    "difference it covers 0 as often as it says; with a real one it is about a quarter too narrow (the axes "
+    "themselves vary from run to run; docs/hobbies.md). No test over texts (each text one observation) is "
+    "shown: a name's texts are one "
     "cluster, and such a test can reject a true null more often than it says (docs/hobbies.md).</p>"
 )
 

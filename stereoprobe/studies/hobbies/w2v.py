@@ -228,7 +228,10 @@ def pooled(parts: Sequence[Fold]) -> tuple[float, float, float]:
     independent when there are three or more (fold j scored by the model of fold j + 1 in a
     cycle: under the null no two folds' d share a source, so they are uncorrelated) and as
     perfectly correlated when there are two (each fold's model scores the other: their d share
-    the product of both folds' chance imbalances, and the mean of the sds is the bound)."""
+    the product of both folds' chance imbalances, and the mean of the sds is the bound). Under a
+    real difference the folds' d are positively correlated after all (a fold whose names differ
+    more trains a sharper axis for the next) and the models vary from run to run, which the name
+    bootstrap holds fixed: the se is then about a quarter too small (docs/hobbies.md)."""
     import numpy as np
 
     d = np.array([p.d for p in parts], dtype=float)
