@@ -51,9 +51,13 @@ def key_findings(t: dict[str, Any]) -> list[str]:
     known = int(p.dominated_by.isin(["women", "men"]).sum())
     over = f"{int(f.groups)} professions" if known == len(p) else \
         f"{int(f.groups)} of the {len(p)} professions: the others have no BLS share in the data"
-    out.append(f"{_pct(f.value, f.low, f.high)} of the texts with a gender are about someone of the job's majority "
-               f"gender in the US labour statistics ({int(f.n)} texts, {over}).")
-    if "follows_majority_all" in s.index:
+    if known:
+        out.append(f"{_pct(f.value, f.low, f.high)} of the texts with a gender are about someone of the job's "
+                   f"majority gender in the US labour statistics ({int(f.n)} texts, {over}).")
+    else:
+        out.append(f"None of these {len(p)} professions has a BLS share of women in the data, so whether the texts "
+                   "follow the job's majority gender is not measured. " + quote("follows_majority_all", t))
+    if "follows_majority_all" in s.index and known:
         a = s.loc["follows_majority_all"]
         out.append(f"Over all classified texts of those professions, those without a gender included (Sterlie et "
                    f"al.'s denominator): {_pct(a.value, a.low, a.high)} ({int(a.n)} texts). "
@@ -73,8 +77,10 @@ def key_findings(t: dict[str, Any]) -> list[str]:
                   f"{number(n.null_mean, '{:.3f}')} by chance (p = {number(n.p, '{:.3g}')}).")
     out.append(dependence + ceiling + " " + quote("nmi", t))
     r = s.loc["spearman_bls"]
-    out.append(f"The more women in a job, the more of its texts are about a woman: Spearman {number(r.value, '{:.2f}')} "
-               f"({number(r.low, '{:.2f}')} to {number(r.high, '{:.2f}')}) over {int(r.n)} professions.")
+    if r.n == r.n and r.n >= 3:
+        out.append(f"The more women in a job, the more of its texts are about a woman: Spearman "
+                   f"{number(r.value, '{:.2f}')} ({number(r.low, '{:.2f}')} to {number(r.high, '{:.2f}')}) over "
+                   f"{int(r.n)} professions with a BLS share.")
     with_share = p.dropna(subset=["female_of_gendered"])
     if len(with_share):
         all_f = with_share[with_share.female_of_gendered >= 99.5].profession.tolist()

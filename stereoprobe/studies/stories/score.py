@@ -112,9 +112,10 @@ def both_rules(frame: Any, reading: str, names_file: Any) -> tuple[Any, Any]:
     rules = frame[ok].groupby(["label", "label_marin_eger"]).size().rename("stories").reset_index() \
         .rename(columns={"label": "ours", "label_marin_eger": "marin_eger"})
     if reading == RULE:  # 000's rule decides the tables; ours is kept beside it
+        found = frame.label_marin_eger.isin(["female", "male"])  # 000 count a name only where the table knew it
         frame = frame.assign(label_ours=frame.label, evidence_ours=frame.evidence,
                              label=frame.label.where(~ok, frame.label_marin_eger),
-                             evidence=frame.evidence.where(~ok, frame.name_marin_eger.str.capitalize()))
+                             evidence=frame.evidence.where(~ok, frame.name_marin_eger.str.capitalize().where(found, "")))
     return frame, rules
 
 
