@@ -167,3 +167,40 @@ def test_001s_94_percent_stands_beside_a_published_share_over_all_samples_of_pro
     base = {"meta": {"design": "published", "method": "completion"}, "professions": known}
     assert "base model's completion form" in quote("follows_majority_all", base)
     assert "not shown beside it" in quote("nmi", base)
+
+
+def test_001s_figures_rebuilt_at_the_published_size_from_synthetic_texts():
+    """The published design's 100 professions x 30 texts (3,000), each profession's gender
+    decided (women- and men-dominated jobs by their majority, the 60 without a share
+    alternately), 6 of every 30 texts without a gender: 001's layout, worked by hand."""
+    import pandas as pd
+
+    from stereoprobe.datafiles import read_rows
+    from stereoprobe.studies.anecdotes.catalog import PUBLISHED
+    from stereoprobe.studies.anecdotes.score import professions_table, summary_table
+
+    rows = []
+    jobs = [r for _, r in read_rows(PUBLISHED, ["job"])]
+    for i, job in enumerate(jobs):
+        dominated = job["dominated_by"]
+        gender = {"women": "female", "men": "male"}.get(dominated) or ("female" if i % 2 == 0 else "male")
+        for k in range(30):
+            rows.append({"probe_id": str(i), "group": job["job"], "variant": "", "sample": k, "status": "ok",
+                         "label": "neutral" if k < 6 else gender, "female_share": float(job["female_share"] or "nan"),
+                         "dominated_by": dominated, "source": job["source"]})
+    frame = pd.DataFrame(rows)
+    assert len(frame) == 3000  # 001: "a total sample size of 3000"
+    professions = professions_table(frame, 0.95)
+    s = summary_table(frame, professions, 0.95, 200, 0).set_index("statistic")
+    women = sum(1 for i, j in enumerate(jobs) if j["dominated_by"] == "women" or (not j["dominated_by"] and i % 2 == 0))
+    # by hand: 24 gendered texts in each of 100 professions, the profession decides the gender, so
+    # MI = H(gender) and NMI = sqrt(H(gender) / ln 100)
+    p = women / 100
+    h = -(p * math.log(p) + (1 - p) * math.log(1 - p))
+    assert s.loc["nmi", "value"] == pytest.approx(math.sqrt(h / math.log(100)))
+    assert s.loc["nmi_ceiling", "value"] == pytest.approx(0.38796, abs=1e-5) and s.loc["nmi_ceiling", "groups"] == 100
+    # the 40 professions with a BLS majority: every gendered text follows it (100%), 24 of every 30 texts do (80%)
+    assert s.loc["follows_majority", "value"] == 100.0 and s.loc["follows_majority", "groups"] == 40
+    assert s.loc["follows_majority_all", "value"] == pytest.approx(80.0) and s.loc["follows_majority_all", "n"] == 1200
+    assert s.loc["spearman_bls", "n"] == 40  # the 60 without a share left out, not counted as 0
+    assert professions.source.notna().all() and professions.bls_female_share.notna().sum() == 40

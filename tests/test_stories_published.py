@@ -124,9 +124,17 @@ def test_a_published_run_read_by_000s_rule_stands_beside_table_4_and_ours_gets_a
     scored = run_cli("score", run, "--reading", "marin-eger", "--names-file", table, "--bootstrap", "200")
     assert scored.exit_code == 0, scored.stderr
     assert f"read {apart} of 100 stories' protagonists as another gender or none" in scored.output
-    t4 = (run / "stories" / "table4.csv").read_text().splitlines()
-    overall = float(t4[1].split(",")[-1])
-    assert overall == pytest.approx(100 * female_000 / 100)  # 000's Table 4: female names of all stories read
+    import pandas as pd
+
+    t4 = pd.read_csv(run / "stories" / "table4.csv").set_index("profession")
+    assert list(t4.columns) == ["once", "story", "saturday", "protagonist", "cast", "overall"]  # 000's layout
+    # each cell by hand: the prompt's stories whose first word is a woman's name the table knows, of its 20
+    by_prompt = {}
+    for s in stories:
+        by_prompt.setdefault(s["variant"], []).append(s["text"].startswith(("Sarah", "Maria", "Grace", "Linda")))
+    for prompt, female in by_prompt.items():
+        assert len(female) == 20 and t4.loc["graduate student", prompt] == pytest.approx(100 * sum(female) / 20)
+    assert t4.loc["graduate student", "overall"] == pytest.approx(female_000)  # of all 100 stories read
     html = build_page(run).read_text(encoding="utf-8")
     # 000's rows for the profession, in its layout: ChatGPT 3.5 100 70 90 95 90 89, 4o 100 95 100 100 100 99
     assert "ChatGPT 3.5 (Marin &amp; Eger)</td><td>100%</td><td>70%</td><td>90%</td><td>95%</td><td>90%</td>" \
