@@ -42,7 +42,8 @@ def professions_table(frame: Any, level: float) -> Any:
     from stereoprobe.generation.frame import status_counts
     from stereoprobe.generation.stats import jeffreys, share_intervals
 
-    facts = frame.groupby("group", sort=False)[["female_share", "dominated_by"]].first().reset_index() \
+    kept = ["female_share", "dominated_by"] + (["source"] if "source" in frame else [])
+    facts = frame.groupby("group", sort=False)[kept].first().reset_index() \
         .rename(columns={"female_share": "bls_female_share"})
     ok = frame[frame.status == "ok"]
     shares = share_intervals(ok, "group", "label", LABELS, level)
@@ -70,6 +71,25 @@ def _estimand() -> str:
 
     return estimand(ESTIMAND_DRAWN)
 
+MAJORITY = {"women": "female", "men": "male"}
+
+
+def ceiling_rows(test: Any) -> list[dict[str, Any]]:
+    """``nmi_ceiling``: the largest NMI a binary gender can reach over this run's professions
+    (those with a gendered text, as if of equal size: ``stats.criteria.nmi_ceiling``), and
+    ``nmi_of_ceiling``: the bias-corrected NMI as a percent of that ceiling, with its interval
+    likewise (NMIs over different numbers of professions are on different scales; this share
+    is on one)."""
+    import numpy as np
+
+    from stereoprobe.stats.criteria import nmi_ceiling
+
+    top = nmi_ceiling(test.groups)
+    row = {"n": test.texts, "groups": test.groups, "p": np.nan, "null_mean": np.nan}
+    return [{"statistic": "nmi_ceiling", "value": top, "low": np.nan, "high": np.nan, **row},
+            {"statistic": "nmi_of_ceiling", "value": 100 * test.corrected / top, "low": 100 * test.low / top,
+             "high": 100 * test.high / top, **row}]
+
 
 def summary_table(frame: Any, professions: Any, level: float, n_boot: int, seed: int) -> Any:
     import numpy as np
@@ -82,9 +102,12 @@ def summary_table(frame: Any, professions: Any, level: float, n_boot: int, seed:
     known = gendered[gendered.dominated_by.isin(["women", "men"])]
     follows = (known.label == "female") == (known.dominated_by == "women")
     rows = [share_row("follows_majority", follows, known, n_boot, seed, level)]
+    every = ok[ok.dominated_by.isin(["women", "men"])]  # 001's denominator: every sample, neutral and mixed too
+    rows.append(share_row("follows_majority_all", every.label == every.dominated_by.map(MAJORITY), every, n_boot,
+                          seed, level))
     rows += [share_row(f"{label}_share", ok.label == label, ok, n_boot, seed, level) for label in ("neutral", "mixed")]
-    rows += nmi_rows(nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), n_boot=n_boot, seed=seed,
-                              level=level))
+    test = nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), n_boot=n_boot, seed=seed, level=level)
+    rows += nmi_rows(test) + ceiling_rows(test)
     rho = spearman(professions.bls_female_share, professions.female_of_gendered, level)
     rows.append({"statistic": "spearman_bls", "value": rho.r, "low": rho.low, "high": rho.high, "n": rho.n,
                  "groups": rho.n, "p": rho.p, "null_mean": np.nan})

@@ -19,7 +19,34 @@ def quick(options: Mapping[str, Any]) -> Design | None:
 def published(options: Mapping[str, Any]) -> Design | None:
     if options.get("templates") == "sterlie":
         return _sterlie_published(options)
-    return None  # TODO(issue 34): Marin & Eger's published design (--templates marin-eger)
+    return _marin_eger_published(options)
+
+
+#: Marin & Eger's settings (seed 000, sections 3.2 and 4.1; the authors' bias/get_response.py and many_prompts.py):
+#: 1000 random pairs of professions x the 7 templates x he, she, they, one reply each from a chat model at
+#: temperature 0.2, max_tokens 120, top_p 1; no prefix.
+MARIN_EGER_PAIRS = 1000
+MARIN_EGER_SEED = 0
+MARIN_EGER_TEMPERATURE = 0.2
+MARIN_EGER_MAX_TOKENS = 120
+
+
+def _marin_eger_published(options: Mapping[str, Any]) -> Design:
+    """000's design for its seven templates (the default family): docs/designs.md."""
+    settings = {"pairs": MARIN_EGER_PAIRS, "seed": MARIN_EGER_SEED, "pairs_file": None, "job": (), "prompt": (),
+                "debias": None, "samples": 1, "temperature": MARIN_EGER_TEMPERATURE,
+                "max_tokens": MARIN_EGER_MAX_TOKENS, "top_p": 1.0}
+    n = MARIN_EGER_PAIRS
+    what = (f"{n:,} random pairs of professions x 7 templates x he, she, they = {n * 21:,} prompts, one reply each "
+            f"at temperature {MARIN_EGER_TEMPERATURE}, at most {MARIN_EGER_MAX_TOKENS} tokens, read by 000's rule")
+    notes = ("000 drew its pairs from a corpus of over 900 occupations (Kazemi's, trimmed in the authors' "
+             "datasets/occupations_common.csv), two draws with replacement per pair; the design draws 1,000 distinct "
+             "ordered pairs (seed 0) from the fill-in catalog's 111 professions (docs/coreference.md), which the "
+             "project ships.",
+             "000 asked ChatGPT 3.5 (gpt-3.5-turbo-0125) and 4o in 2024; a chat model is needed (logprob mode has no "
+             "replies to sample: refused in one line).")
+    return Design("published", settings, what, "Marin & Eger (2024), sections 3.2-3.3 and 4.1-4.2.1, Tables 1 and 3; "
+                  "the authors' bias/get_response.py", notes)
 
 
 #: Sterlie et al.'s own settings (seed 001): temperature 0.5 for every experiment (section 5);
