@@ -279,23 +279,21 @@ def test_a_papers_figure_stands_beside_a_value_only_from_a_published_run(suites,
     from stereoprobe.papers import PaperFigure
     from stereoprobe.studies.anecdotes import AnecdotesStudy
 
-    fig = PaperFigure("follows_majority", (), 94.0, "percent", "GPT-4", "Sterlie et al. (2024), section 5.1")
-    nmi = PaperFigure("nmi", (), 0.426, "NMI over all samples", "GPT-4", "Sterlie et al. (2024), eq. 2")
+    # a figure in the card's unit for follows_majority (the share of the texts with a gender),
+    # and 001's real NMI: the plug-in value, where the card shows the gate's bias-corrected one
+    fig = PaperFigure("follows_majority", (), 94.0, "percent of the texts with a gender", "GPT-4",
+                      "Sterlie et al. (2024), section 5.1")
+    nmi = PaperFigure("nmi", (), 0.426, "NMI over the texts with a gender", "GPT-4", "Sterlie et al. (2024), eq. (7)")
     monkeypatch.setattr(AnecdotesStudy, "paper_figures", lambda self: [fig, nmi])
     card, out = card_of(tmp_path, suites["a"], name="default")
     got = {v["metric"]: v for v in card["values"] if v["study_key"] == "anecdotes"}
-    # the default design: never the number beside ours, the one line why instead
+    # the default design: never the number beside ours, nor in the line that says why
     assert got["follows_majority"]["paper"] is None
-    assert got["follows_majority"]["paper_note"] == why_not(fig, "default", "percent")
-    assert got["follows_majority"]["paper_note"].startswith(
-        "Sterlie et al. (2024), section 5.1 used the paper's own design; this run asked the default design, so ")
-    assert "Published: " not in (out / "index.html").read_text(encoding="utf-8")
-    import inspect
-
-    from stereoprobe.papers import comparable
-
-    if "figures" in inspect.signature(comparable).parameters:  # comparable can name a figure without its number
-        assert "94" not in got["follows_majority"]["paper_note"]
+    assert got["follows_majority"]["paper_note"] == (
+        "Sterlie et al. (2024), section 5.1 used the paper's own design; this run asked the default design, so the "
+        "paper's figure (GPT-4) is not shown beside it.")
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert "Published: " not in page and "94" not in got["follows_majority"]["paper_note"]
     published = tmp_path / "model-a"
     shutil.copytree(suites["a"], published, ignore=shutil.ignore_patterns("card"))
     manifest = published / "anecdotes" / "manifest.json"
@@ -303,11 +301,14 @@ def test_a_papers_figure_stands_beside_a_value_only_from_a_published_run(suites,
                         encoding="utf-8")
     card, out = card_of(tmp_path, published, name="published")
     got = {v["metric"]: v for v in card["values"] if v["study_key"] == "anecdotes"}
-    assert got["follows_majority"]["paper"] == "94 percent (GPT-4), Sterlie et al. (2024), section 5.1"
+    assert got["follows_majority"]["paper"] == ("94 percent of the texts with a gender (GPT-4), Sterlie et al. (2024), "
+                                                "section 5.1")
     assert got["follows_majority"]["paper_note"] is None
-    # the published design, but another unit: the line why, not the number
-    assert got["nmi"]["paper"] is None and got["nmi"]["paper_note"] == why_not(nmi, "published", "NMI")
-    assert "Published: 94 percent (GPT-4)" in (out / "index.html").read_text(encoding="utf-8")
+    # the published design, but another measure (corrected vs 001's plug-in NMI): the line why, not the number
+    assert got["nmi"]["paper"] is None and got["nmi"]["paper_note"] == why_not(nmi, "published", got["nmi"]["unit"])
+    assert got["nmi"]["paper_note"].startswith("Sterlie et al. (2024), eq. (7) counts NMI over the texts with a gender; "
+                                               "this value is a NMI over the texts with a gender, corrected")
+    assert "Published: 94 percent of the texts with a gender (GPT-4)" in (out / "index.html").read_text(encoding="utf-8")
 
 
 def test_demonstrations_and_failed_studies_are_said_before_any_number(suites, tmp_path):

@@ -41,10 +41,12 @@ class Headline:
     kind: str  # share, gap, nmi, correlation
     scope: Mapping[str, str] = field(default_factory=dict)
     counted: str = "answers"  # what the gate value's n counts, as the card's column says it
+    measure: str = ""  # what the value counts, where the kind's unit does not say it all
 
     @property
     def unit(self) -> str:
-        return UNITS[self.kind]
+        """What the value counts, as ``papers.comparable`` sets it against a figure's unit."""
+        return self.measure or UNITS[self.kind]
 
 
 HEADLINES: dict[str, tuple[Headline, ...]] = {
@@ -65,12 +67,15 @@ HEADLINES: dict[str, tuple[Headline, ...]] = {
     ),
     "sterlie": (),
     "anecdotes": (
-        Headline("follows_majority", "texts that follow the job's majority gender", "share", counted="texts"),
-        Headline("nmi", "how much the gender depends on the job (NMI)", "nmi", counted="texts"),
+        Headline("follows_majority", "texts that follow the job's majority gender", "share", counted="texts",
+                 measure="percent of the texts with a gender"),
+        Headline("nmi", "how much the gender depends on the job (NMI)", "nmi", counted="texts",
+                 measure="NMI over the texts with a gender, corrected for the few texts per profession"),
     ),
     "stories": (
         Headline("female_share", "female protagonists", "share", counted="stories"),
-        Headline("nmi", "how much the name's gender depends on the job (NMI)", "nmi", counted="stories"),
+        Headline("nmi", "how much the name's gender depends on the job (NMI)", "nmi", counted="stories",
+                 measure="NMI over the stories with a gendered name, corrected for the few stories per profession"),
     ),
     "hobbies": (
         Headline("label_difference", "{key}: female minus male names", "gap", {"label": ALL}, "names"),

@@ -41,7 +41,7 @@ def to_dict(card: Card, out: Path) -> dict[str, Any]:
                            for s in m.studies]}
               for m in card.models]
     values = [{"model": v.model, "study_key": v.key, "study": v.study, "metric": v.metric, "scope": dict(v.scope),
-               "label": v.label, "kind": v.kind, "value": _num(v.value), "low": _num(v.low),
+               "label": v.label, "kind": v.kind, "unit": v.unit, "value": _num(v.value), "low": _num(v.low),
                "high": _num(v.high), "n": v.n, "counted": v.counted, "sentence": v.sentence, "paper": v.paper, "paper_note": v.paper_note}
               for v in card.values]
     diffs = [{"model": d.model, "baseline": d.baseline, "study_key": d.key, "study": d.study, "metric": d.metric,

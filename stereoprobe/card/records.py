@@ -63,6 +63,7 @@ class CardValue:
     high: float
     n: int | None
     counted: str = "answers"  # what n counts (the headline's)
+    unit: str = ""  # what the value counts, set against a paper figure's unit (the headline's)
     sentence: str = ""
     paper: str | None = None  # a paper's figure printed beside it (papers.comparable said so)
     paper_note: str | None = None  # else why a paper's figure for it is not printed

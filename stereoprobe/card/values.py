@@ -91,14 +91,10 @@ def _figures(study: Any) -> list[Any]:
 
 def why_not(figure: Any, design: str, unit: str) -> str | None:
     """``papers.comparable``'s verdict on a figure beside a card value: None, or its one line,
-    naming the figure without its number where ``comparable`` can (its ``figures`` argument)."""
-    import inspect
-
+    which names the figure without its number."""
     from stereoprobe.papers import comparable
 
-    named = {"figures": f"the paper's figures ({figure.model})"} \
-        if "figures" in inspect.signature(comparable).parameters else {}
-    return comparable(figure, design, unit, **named)
+    return comparable(figure, design, unit, name=f"the paper's figure ({figure.model})")
 
 
 def _paper(v: CardValue, figures: list[Any], design: str) -> CardValue:
@@ -114,9 +110,8 @@ def _paper(v: CardValue, figures: list[Any], design: str) -> CardValue:
 
 
 def unit_of(v: CardValue) -> str:
-    from stereoprobe.card.headlines import UNITS
-
-    return UNITS[v.kind]
+    """What the value counts, as ``papers.comparable`` sets it against a figure's unit."""
+    return v.unit
 
 
 def study_values(model: Model, run: StudyRun) -> list[CardValue]:
@@ -135,7 +130,7 @@ def study_values(model: Model, run: StudyRun) -> list[CardValue]:
     for h in headlines(run.key):
         for v, expanded in select(h, found, metrics.SPECS[h.metric]):
             out.append(CardValue(model.name, run.key, run.study, v.metric, v.scope, h.label.replace("{key}", expanded),
-                                 h.kind, v.estimate, v.low, v.high, v.n, h.counted))
+                                 h.kind, v.estimate, v.low, v.high, v.n, h.counted, unit=h.unit))
     figures = _figures(study)
     return [_paper(v, figures, run.design) for v in out]
 

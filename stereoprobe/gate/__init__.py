@@ -8,8 +8,10 @@
 :func:`gate` reads the policy (:mod:`stereoprobe.gate.policy`), each run's metrics
 through its study (``stereoprobe.studies.get_study(name).metrics()``: the core imports no
 study), resolves every rule against every run of its study, and only then judges
-(:mod:`stereoprobe.gate.judge`). Any mistake, in the policy or in the runs, is one
-DataError before a verdict is made. :mod:`stereoprobe.gate.output` writes the verdicts.
+(:mod:`stereoprobe.gate.judge`): every check of every run, absolute and regression rules
+alike, in one family (the policy's ``family``: Holm by default). Any mistake, in the policy
+or in the runs, is one DataError before a verdict is made. :mod:`stereoprobe.gate.output`
+writes the verdicts.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from stereoprobe.errors import DataError
-from stereoprobe.gate.judge import Check, judge, judge_regressions
+from stereoprobe.gate.judge import Check, judge_family
 from stereoprobe.gate.policy import ALL, Rule, read_policy
 
 __all__ = ["Check", "GateResult", "gate"]
@@ -31,6 +33,12 @@ class GateResult:
     policy: str
     runs: tuple[str, ...]
     baselines: tuple[str, ...]
+    family: str = "holm"
+
+    @property
+    def family_size(self) -> int:
+        """The checks with a p-value: the family the adjustment counts."""
+        return sum(c.p == c.p for c in self.checks)
 
     @property
     def failed(self) -> list[Check]:
@@ -114,9 +122,9 @@ def _rows(rule: Rule, values: list, what: str) -> list:
 def gate(runs: Sequence[str | Path], policy: str | Path, baseline: str | Path | Sequence[str | Path] | None = None,
          ) -> GateResult:
     """Judge ``runs`` against ``policy`` (and ``baseline``, one run per study, for the regression rules)."""
-    rules = read_policy(policy, lambda s: _metrics(s).SPECS)
+    read = read_policy(policy, lambda s: _metrics(s).SPECS)
+    rules = list(read.rules)
     studies = _runs(runs, rules)
-    paths = list(studies)
     for p, s in studies.items():
         if not any(r.study == s for r in rules):
             raise DataError(f"{p} is a {s} run and no rule of {Path(policy).name} is for {s}; add one or leave the run out.")
@@ -135,11 +143,11 @@ def gate(runs: Sequence[str | Path], policy: str | Path, baseline: str | Path | 
             if s == r.study:
                 source = diffs[p] if r.regression else values[p]
                 plan.append((r, p, _rows(r, source, f"{p} (run minus baseline)" if r.regression else str(p))))
-    checks: list[Check] = []
-    for p in paths:
-        checks += [judge(r, str(p), v) for r, q, rows in plan if q == p and not r.regression for v in rows]
-        checks += judge_regressions([(r, str(p), v) for r, q, rows in plan if q == p and r.regression for v in rows])
-    return GateResult(tuple(checks), str(policy), tuple(map(str, paths)), tuple(map(str, base.values())))
+    items = [(r, str(p), v) for p in studies for regression in (False, True)
+             for r, q, rows in plan if q == p and r.regression == regression for v in rows]
+    checks = judge_family(items, read.family)
+    return GateResult(tuple(checks), str(policy), tuple(map(str, studies)), tuple(map(str, base.values())),
+                      read.family)
 
 
 def _baselines(rules: list[Rule], studies: dict[Path, str], baselines: Sequence[str | Path]) -> dict[str, Path]:
