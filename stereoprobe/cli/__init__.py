@@ -16,7 +16,7 @@ import click
 from stereoprobe import __version__
 from stereoprobe.cli._common import INTERRUPTED
 
-COMMANDS = ("probes", "collect", "reparse", "sentiment", "score", "report", "baseline", "compare", "ingest", "batch", "gate")
+COMMANDS = ("probes", "collect", "reparse", "sentiment", "score", "report", "baseline", "compare", "ingest", "batch", "gate", "card")
 
 
 class _LazyGroup(click.Group):
@@ -76,6 +76,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
       stereoprobe ingest RUN_DIR FILE    a batch's results file (collect --batch-file) into the run
       stereoprobe batch cancel RUN_DIR   cancel a run's provider batches (collect --batch)
       stereoprobe gate RUN ... --policy P  a release gate: rules judged by intervals (exit 0/1/2)
+      stereoprobe card SUITE [SUITE ...]  the bias card of a suite, or models compared
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug

@@ -66,10 +66,27 @@ def _study_of(run: Path) -> str:
     return study_of_run(run).name
 
 
-def _runs(runs: Sequence[str | Path]) -> dict[Path, str]:
+def _runs(runs: Sequence[str | Path], rules: Sequence[Rule]) -> dict[Path, str]:
     """The run folders given, each with its study, in the order given (the one place that
-    turns the command line's folders into runs)."""
-    return {Path(r): _study_of(Path(r)) for r in runs}
+    turns the command line's folders into runs). A suite folder (``stereoprobe suite``:
+    ``suite.json``) stands for its studies' runs, those of a study ``rules`` are for; its
+    ``sterlie`` run (the coreference study with Sterlie et al.'s prompts) is left out: the
+    coreference metrics read Marin & Eger's scenes."""
+    from stereoprobe.suite.record import read_suite
+
+    out: dict[Path, str] = {}
+    for r in map(Path, runs):
+        suite = read_suite(r) if r.is_dir() else None
+        if suite is None:
+            out[r] = _study_of(r)
+            continue
+        wanted = {rule.study for rule in rules}
+        found = {r / e.run: e.study for e in suite.studies if e.study in wanted and e.key == e.study}
+        if not found:
+            raise DataError(f"{r} is a suite of {', '.join(e.key for e in suite.studies)}, and no rule of the policy "
+                            "is for one of them; add a rule or give another suite.")
+        out.update({p: _study_of(p) for p in found})
+    return out
 
 
 def _catalog(run: Path) -> str | None:
@@ -107,7 +124,7 @@ def gate(runs: Sequence[str | Path], policy: str | Path, baseline: str | Path | 
     """Judge ``runs`` against ``policy`` (and ``baseline``, one run per study, for the regression rules)."""
     read = read_policy(policy, lambda s: _metrics(s).SPECS)
     rules = list(read.rules)
-    studies = _runs(runs)
+    studies = _runs(runs, rules)
     for p, s in studies.items():
         if not any(r.study == s for r in rules):
             raise DataError(f"{p} is a {s} run and no rule of {Path(policy).name} is for {s}; add one or leave the run out.")
@@ -136,8 +153,7 @@ def gate(runs: Sequence[str | Path], policy: str | Path, baseline: str | Path | 
 def _baselines(rules: list[Rule], studies: dict[Path, str], baselines: Sequence[str | Path]) -> dict[str, Path]:
     """Each study's baseline (one per study), checked: scored, of a study with runs, same catalog."""
     found: dict[str, Path] = {}
-    for b in map(Path, baselines):
-        kind = _study_of(b)
+    for b, kind in _runs(baselines, [r for r in rules if r.regression] or rules).items():
         if kind in found:
             raise DataError(f"two {kind} baselines ({found[kind]}, {b}); give one baseline per study.")
         if kind not in studies.values():
