@@ -10,11 +10,12 @@ process (bench/timing.py: wall, CPU, peak memory, load before and after):
 
 - ``floor``: the three runs' records read, their texts tokenised and one Word2Vec model
   trained on them with the comparison's settings: what any such comparison must do;
-- ``in-sample``: the comparison 001's way (``compare_runs(..., cross_fit=False)``: one
-  model, scoring the texts it was trained on), written like ``compare``;
-- ``compare``: ``stereoprobe compare R1 R2 R3 --out DIR``: the floor's work (as two
-  models, each on half of the names: cross-fitting), plus the projection, Mann-Whitney
-  tests, the bootstrap intervals of d (2000 replicates), the figure and page.
+- ``in-sample``: 001's way alone (``w2v.compare(..., way="001")``: one model, scoring the
+  texts it was trained on, names kept; d and Mann-Whitney p over name means);
+- ``compare``: ``stereoprobe compare R1 R2 R3 --out DIR``: the corrected measure (three
+  models, each on a third of the names: cross-fitting) and 001's way (one more model on
+  all), the projection, tests, the bootstrap intervals of d (2000 replicates per fold), the
+  figure and page.
 
 Prints a Markdown table for docs/hobbies.md.
 """
@@ -47,8 +48,9 @@ print(len(sentences))
 IN_SAMPLE = """
 import sys
 from pathlib import Path
-from stereoprobe.studies.hobbies.compare import compare_runs, write_comparison
-write_comparison(compare_runs([Path(r) for r in sys.argv[2:]], cross_fit=False), Path(sys.argv[1]))
+from stereoprobe.studies.hobbies import w2v
+from stereoprobe.studies.hobbies.compare import _texts
+w2v.compare([_texts(Path(r), r)[1] for r in sys.argv[2:]], seed=2023, n_boot=2000, way="001")
 """
 
 
@@ -83,8 +85,8 @@ def main() -> None:
     print("| step | wall s | CPU s | peak RSS MiB | ratio to floor (wall; CPU) | ratio to in-sample (wall; CPU) "
           "| load before / after |")
     print("|---|---:|---:|---:|---:|---:|---|")
-    for name, t in (("floor: read, tokenise, train Word2Vec", floor), ("compare, in-sample (001's way)", old),
-                    ("stereoprobe compare (3 runs, cross-fitted)", compare)):
+    for name, t in (("floor: read, tokenise, train Word2Vec", floor), ("001's way alone (in-sample)", old),
+                    ("stereoprobe compare (3 runs: corrected and 001's way)", compare)):
         print(f"| {name} | {t['wall']:.1f} | {t['cpu']:.1f} | {t['rss_mb']:.0f} | {t['wall'] / floor['wall']:.2f}; "
               f"{t['cpu'] / floor['cpu']:.2f} | {t['wall'] / old['wall']:.2f}; {t['cpu'] / old['cpu']:.2f} | "
               f"{t['load_before']:.2f} / {t['load_after']:.2f} |")

@@ -1,23 +1,34 @@
-"""Is the hobbies comparison's Word2Vec d unbiased under the null? A simulation.
+"""The hobbies Word2Vec comparison at a known truth: a simulation in two families of texts.
 
-    python bench/sim_w2v_null.py --names 30 --samples 8 --reps 60
-    python bench/sim_w2v_null.py --names 107 --samples 20 --reps 20   # 001's size
+    python bench/sim_w2v_null.py --family synth --names 214 --samples 10 --reps 100 --raw out.csv
+    python bench/sim_w2v_null.py --summary out.csv [more.csv ...]       # the tables from raw rows
 
-Each replicate: one synthetic hobbies run from tests/hobbies_synth.py ("Mary loves chess
-and hiking. She also enjoys quiet weekends at home."), names nested in genders, each name's
-label probabilities drawn around its gender's, seed = replicate), compared alone
-(``w2v.compare``) two ways: ``in-sample`` (001's way: one model trained on the texts it
-scores) and ``cross-fit`` (the default: each text scored by a model trained on the other
-fold of names). Truths: ``null`` (one hobby distribution for both genders) and ``real``
-(female-name texts name Art and Literature somewhat more, Sport and Technology less).
+Families (each run's names nested in genders, each name's own mixture drawn around its
+gender's, seed = 1000 + replicate):
 
-Per truth and method: mean d (with its Monte-Carlo se), the share of 95% intervals that
-cover 0, and the share of Mann-Whitney p < 0.05 over texts and over name means (with se).
+- ``synth``: tests/hobbies_synth.py, one label's words in a fixed sentence ("Mary loves
+  chess and hiking. She also enjoys quiet weekends at home."); null: one label mix for both
+  genders; real: female-name texts name Art 20% instead of 14%, Technology 22% and Sport
+  26% instead of 25% and 29% (``REAL``);
+- ``topics``: tests/hobbies_topics.py, bags of made-up words of varied length from eight
+  overlapping Zipf topics, stop and common words, the name and pronoun anywhere; null: one
+  topic mix; real: ``hobbies_topics.PLANTED`` (shares moved by 0.02).
+
+Each replicate is compared alone (``w2v.compare``) the corrected way (cross-fit, ``--folds``
+k: d within each fold of names, averaged; se from the folds' name-bootstrap sds,
+``w2v.pooled``) and, with ``--ways cross-fit,001``, 001's way (one model, in-sample, names
+kept). One raw row per
+replicate and way: d, se, the folds' d, sd and Mann-Whitney z, and p-values of the tests
+compared (``TESTS``). The summary's truth for d is 0 under the null and, for a real
+difference, the mean d over the replicates (the procedure's own estimand at that size: a
+trained axis makes d depend on the corpus), with its Monte-Carlo se.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import os
 import sys
 import time
 from pathlib import Path
@@ -27,67 +38,159 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-#: A modest real difference (the null's shares moved by 0.05 to 0.1).
-REAL = {"female": [0.15, 0.1, 0.2, 0.3, 0.15, 0.1], "male": [0.25, 0.1, 0.3, 0.1, 0.15, 0.1]}
+#: A modest real difference for the synth family (shares moved by 0.03 to 0.06 from the null's).
+REAL = {"female": [0.22, 0.1, 0.26, 0.2, 0.12, 0.1], "male": [0.25, 0.1, 0.29, 0.14, 0.12, 0.1]}
+TESTS = {
+    "p_fold": "per-fold Mann-Whitney z over name means, averaged (the tool's)",
+    "p_names_pooled": "Mann-Whitney over name means, the folds pooled",
+    "p_names_centred": "Mann-Whitney over name means, each fold centred",
+    "p_texts": "Mann-Whitney over texts (not valid: a name's texts are one cluster)",
+}
 
 
-def run_texts(truth: dict, names: int, samples: int, seed: int):
-    import hobbies_synth as synth
+def truths(family: str) -> dict:
+    if family == "synth":
+        import hobbies_synth as synth
+
+        return {"null": synth.NULL, "real": REAL}
+    import hobbies_topics as topics
+
+    return {"null": topics.NULL, "real": topics.PLANTED}
+
+
+def run_texts(family: str, truth: dict, names: int, samples: int, seed: int):
+    import hobbies_synth
+    import hobbies_topics
 
     from stereoprobe.studies.hobbies.text import content_words, tokens
     from stereoprobe.studies.hobbies.w2v import RunTexts
 
-    rows = synth.texts(truth, n_per_gender=names, samples=samples, seed=seed)
+    make = hobbies_synth.texts if family == "synth" else hobbies_topics.texts
+    rows = make(truth, n_per_gender=names, samples=samples, seed=seed)
     return RunTexts("sim", [tokens(r[4]) for r in rows], [content_words(r[4], [r[0]]) for r in rows],
                     [r[1] for r in rows], [r[0] for r in rows])
 
 
-def simulate(truth: dict, names: int, samples: int, reps: int, n_boot: int,
-             methods: tuple[str, ...] = ("in-sample", "cross-fit"), start: int = 0) -> dict[str, np.ndarray]:
+def extra_tests(r) -> dict:
+    """The other tests' p-values from one projection's text scores."""
+    from scipy.stats import mannwhitneyu
+
+    from stereoprobe.studies.hobbies.w2v import name_means
+
+    g = np.asarray(r.genders)
+    s = np.asarray(r.scores, dtype=float)
+    ok = np.isfinite(s)
+    out = {"p_texts": mannwhitneyu(s[ok & (g == "female")], s[ok & (g == "male")]).pvalue}
+    by = name_means(r.names, r.genders, s)
+    fold = dict(zip(r.names, np.asarray(r.fold)))
+    by["fold"] = [fold[n] for n in by["name"]]
+    female = by["gender"] == "female"
+    out["p_names_pooled"] = mannwhitneyu(by.loc[female, "score"], by.loc[~female, "score"]).pvalue
+    centred = by["score"] - by.groupby("fold")["score"].transform("mean")
+    out["p_names_centred"] = mannwhitneyu(centred[female], centred[~female]).pvalue
+    return out
+
+
+def simulate(family: str, truth_name: str, names: int, samples: int, reps: int, n_boot: int,
+             ways: tuple[str, ...], start: int, raw: Path | None, k: int = 3) -> list[dict]:
     from stereoprobe.studies.hobbies import w2v
 
-    out: dict[str, list] = {m: [] for m in methods}
+    truth = truths(family)[truth_name]
+    rows = []
     for rep in range(start, start + reps):
-        run = run_texts(truth, names, samples, seed=1000 + rep)
-        for method in methods:
-            cross = method == "cross-fit"
-            r = w2v.compare([run], seed=rep, n_boot=n_boot, cross_fit=cross)[0]
-            out[method].append((r.d, r.d_low, r.d_high, r.p_texts, r.p_names))
-    return {k: np.array(v) for k, v in out.items()}
+        run = run_texts(family, truth, names, samples, seed=1000 + rep)
+        for way in ways:
+            r = w2v.compare([run], seed=rep, n_boot=n_boot, way=way, k=k)[0]
+            row = {"family": family, "names": names, "samples": samples, "truth": truth_name,
+                   "way": f"cross-fit, {k} folds" if way == "cross-fit" else way,
+                   "rep": rep, "d": r.d, "se": r.se, "p_fold": r.p_names if way == "cross-fit" else np.nan}
+            for j, part in enumerate(r.folds):
+                row.update({f"d{j}": part.d, f"sd{j}": part.sd, f"z{j}": part.z})
+            row.update(extra_tests(r))
+            rows.append(row)
+            if raw is not None:
+                new = not raw.exists()
+                with raw.open("a", newline="") as f:
+                    writer = csv.DictWriter(f, fieldnames=FIELDS)
+                    if new:
+                        writer.writeheader()
+                    writer.writerow({k: row.get(k, "") for k in FIELDS})
+    return rows
 
 
-def share(x: np.ndarray) -> str:
+FIELDS = ["family", "names", "samples", "truth", "way", "rep", "d", "se", "d0", "sd0", "z0", "d1", "sd1", "z1",
+          "d2", "sd2", "z2", *TESTS]
+
+
+def share(x) -> str:
+    x = np.asarray(x, dtype=bool)
     p = x.mean()
-    return f"{100 * p:.0f}% ± {100 * np.sqrt(p * (1 - p) / len(x)):.0f}"
+    return f"{100 * p:.1f}% ± {100 * np.sqrt(p * (1 - p) / len(x)):.1f}"
+
+
+def summary(frame) -> list[str]:
+    """The tables (markdown) from raw rows: per family, size, truth, way."""
+    from scipy.stats import norm
+
+    q = norm.isf(0.025)
+    lines = ["| family | names x texts | truth | way | reps | mean d (± se) | target | sd of d (oracle) | "
+             "se / oracle | 95% interval covers the target | tool's test p < 0.05 | pooled name means | "
+             "centred name means | over texts |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for key, g in frame.groupby(["family", "names", "samples", "truth", "way"], sort=False):
+        family, names, samples, truth, way = key
+        d = g["d"].to_numpy(float)
+        target = 0.0 if truth == "null" else d.mean()
+        oracle = d.std(ddof=1)
+        se = g["se"].to_numpy(float)
+        crossed = way.startswith("cross-fit")
+        covers = share(np.abs(d - target) <= q * se) if crossed else "-"
+        ratio = f"{np.mean(se) / oracle:.2f}" if crossed else "-"
+        tests = [share(g[t].to_numpy(float) < 0.05) if g[t].notna().all() else "-"
+                 for t in ("p_fold", "p_names_pooled", "p_names_centred", "p_texts")]
+        lines.append(f"| {family} | {names}+{names} x {samples} | {truth} | {way} | {len(g)} | "
+                     f"{d.mean():+.3f} ± {oracle / np.sqrt(len(d)):.3f} | {target:+.3f} | {oracle:.3f} | {ratio} | "
+                     f"{covers} | {' | '.join(tests)} |")
+    return lines
+
+
+def read_raw(path: Path):
+    """A raw CSV (``--raw``), "null" read as the truth's name, not a missing value; a replicate
+    appended twice (the same seeds give the same row) counted once."""
+    import pandas as pd
+
+    frame = pd.read_csv(path, dtype={"truth": str, "family": str, "way": str}, keep_default_na=False,
+                        na_values=[""])
+    return frame.drop_duplicates(["family", "names", "samples", "truth", "way", "rep"])  # a replicate run twice
 
 
 def main() -> None:
-    import os
+    import pandas as pd
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--names", type=int, default=30, help="names per gender")
-    parser.add_argument("--samples", type=int, default=8)
-    parser.add_argument("--reps", type=int, default=60)
+    parser.add_argument("--family", choices=["synth", "topics"], default="synth")
+    parser.add_argument("--names", type=int, default=107, help="names per gender")
+    parser.add_argument("--samples", type=int, default=20)
+    parser.add_argument("--reps", type=int, default=40)
     parser.add_argument("--bootstrap", type=int, default=500)
     parser.add_argument("--truths", default="null,real")
-    parser.add_argument("--methods", default="in-sample,cross-fit")
+    parser.add_argument("--ways", default="cross-fit")
+    parser.add_argument("--folds", type=int, default=3, help="cross-fitting's folds of names")
     parser.add_argument("--start", type=int, default=0, help="first replicate (its seeds)")
+    parser.add_argument("--raw", type=Path, default=None, help="append one row per replicate and way to this CSV")
+    parser.add_argument("--summary", type=Path, nargs="+", default=None, help="print the tables of raw CSVs")
     args = parser.parse_args()
-    import hobbies_synth as synth
-
-    truths = {"null": synth.NULL, "real": REAL}
+    if args.summary:
+        print("\n".join(summary(pd.concat([read_raw(p) for p in args.summary], ignore_index=True))))
+        return
     t0 = time.perf_counter()
-    print(f"{args.names}+{args.names} names x {args.samples} samples, {args.reps} replicates, "
-          f"{args.bootstrap} bootstrap; load before {os.getloadavg()[0]:.2f}\n")
-    print("| truth | method | mean d (± se) | interval covers 0 | MW p < 0.05 (texts) | MW p < 0.05 (names) |")
-    print("|---|---|---:|---:|---:|---:|")
+    print(f"{args.family}: {args.names}+{args.names} names x {args.samples} samples, {args.reps} replicates from "
+          f"{args.start}, {args.bootstrap} bootstrap; load before {os.getloadavg()[0]:.2f}", flush=True)
+    rows = []
     for t in args.truths.split(","):
-        res = simulate(truths[t], args.names, args.samples, args.reps, args.bootstrap,
-                       tuple(args.methods.split(",")), args.start)
-        for method, a in res.items():
-            d, lo, hi, pt, pn = a.T
-            print(f"| {t} | {method} | {d.mean():+.3f} ± {d.std(ddof=1) / np.sqrt(len(d)):.3f} | "
-                  f"{share((lo <= 0) & (0 <= hi))} | {share(pt < 0.05)} | {share(pn < 0.05)} |", flush=True)
+        rows += simulate(args.family, t, args.names, args.samples, args.reps, args.bootstrap,
+                         tuple(args.ways.split(",")), args.start, args.raw, args.folds)
+    print("\n".join(summary(pd.DataFrame(rows))))
     print(f"\n{time.perf_counter() - t0:.0f} s; load after {os.getloadavg()[0]:.2f}")
 
 

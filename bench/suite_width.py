@@ -46,7 +46,7 @@ STUDIES = {
     "sterlie": ("coreference", ["--templates", "sterlie"], "embedded", set(), (18, 18)),
     "coreference": ("coreference", [], "fake", set(), (40, 16)),
     "anecdotes": ("anecdotes", [], "fake", {"profession"}, (40, 20)),
-    "stories": ("stories", [], "fake", {"profession"}, (19, 10)),
+    "stories": ("stories", [], "fake", {"profession"}, (19, 8)),
     "hobbies": ("hobbies", [], "fake", set(), (214, 40)),
 }
 KEY = "sk-width-0123456789"

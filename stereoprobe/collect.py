@@ -83,6 +83,25 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-") or "model"
 
 
+def samples_of(probe: Any, samples: int) -> int:
+    """How many times ``probe`` is asked: its own ``samples`` where it carries one (a study may
+    ask some probes more or fewer times than the run's K: Sterlie et al.'s baseline questions
+    30 times beside their prompts' 50), else ``samples``, the run's K. Collect, the batch step
+    and resume count by it, so a probe's own number is what "answered" means for it.
+
+    >>> from types import SimpleNamespace as P
+    >>> samples_of(P(samples=30), 50), samples_of(P(samples=None), 50), samples_of(object(), 4)
+    (30, 50, 4)
+    """
+    own = getattr(probe, "samples", None)
+    if own is None:
+        return samples
+    if isinstance(own, bool) or not isinstance(own, int) or own < 1:
+        raise DataError(f"probe {getattr(probe, 'probe_id', probe)!r} asks for {own!r} samples; a probe's own "
+                        "number of samples must be a whole number of at least 1.")
+    return own
+
+
 def default_run_dir(model_name: str) -> Path:
     return Path("runs") / slug(model_name)
 
@@ -133,6 +152,7 @@ def collect(
 
     Probes already answered in `out` are not asked again; failed ones only with
     `retry_failed`. Returns counts for this call and for the whole run directory.
+    A probe that carries its own ``samples`` is asked that many times instead (:func:`samples_of`).
     ``study``: how the study asks a probe and records the answer (its ``StudyRun``).
     """
     if samples < 1:
@@ -156,11 +176,12 @@ def collect(
             todo = [
                 (p, s)
                 for p in probes
-                for s in range(samples)
+                for s in range(samples_of(p, samples))
                 if (p.probe_id, s) not in existing
                 or (retry_failed and existing[(p.probe_id, s)].status == "failed")
             ]
-            result = CollectResult(run_dir=store.dir, asked=0, skipped=len(probes) * samples - len(todo),
+            wanted = sum(samples_of(p, samples) for p in probes)
+            result = CollectResult(run_dir=store.dir, asked=0, skipped=wanted - len(todo),
                                    score_command=study.score_command)
             write_manifest(store.dir, manifest)
             if hasattr(backend, "plan"):  # it asks several samples per request: the missing ones only

@@ -88,8 +88,9 @@ def apply(study: Any, name: str | None, options: Mapping[str, Any]) -> dict[str,
     for key, value in design.options.items():
         if key in given and not _same(options.get(key), value):
             flag = "--" + key.replace("_", "-")
+            sets = "does not use it" if value is None else f"sets {value!r}"
             raise DataError(f"{flag} {options.get(key)!r} conflicts with the {name} design of the {study.name} "
-                            f"study, which sets {value!r}; drop {flag} or drop --design {name}.")
+                            f"study, which {sets}; drop {flag} or drop --design {name}.")
     return {**options, **design.options, "given": frozenset(given) | frozenset(design.options), "design": name}
 
 

@@ -50,16 +50,27 @@ class PaperFigure:
         return f"{self.value:g} {self.unit} ({self.model})"
 
 
-def comparable(figure: PaperFigure, design: str | None, unit: str) -> str | None:
+def comparable(figure: PaperFigure, design: str | None, unit: str, figures: str | None = None,
+               name: str | None = None) -> str | None:
     """None when ``figure`` may be printed beside a run's value (the run asked the published
-    design, and the value is in the figure's unit); else the one line that says why not."""
+    design, and the value is in the figure's unit); else the one line that says why not.
+    ``figures``: where a page withholds a whole table of the paper's figures, what to call
+    them in that line ("its figures (GPT-4)") instead of quoting one of them; ``name``: the
+    same for one figure ("its NMI (GPT-4)"), so that the line does not print the number it
+    withholds."""
+    withheld = f"{figures} are" if figures else f"{name} is" if name else f"the paper's {figure.text()} is"
     if (design or "default") != PUBLISHED:
         return (f"{figure.source} used the paper's own design; this run asked the {design or 'default'} design, so "
-                f"the paper's {figure.text()} is not shown beside it.")
+                f"{withheld} not shown beside it.")
     if unit != figure.unit:
-        return (f"{figure.source} counts {figure.unit}; this value is a {unit}, so the paper's {figure.text()} is "
-                "not shown beside it.")
+        return f"{figure.source} counts {figure.unit}; this value is a {unit}, so {withheld} not shown beside it."
     return None
+
+
+def pick(figures: list[PaperFigure], metric: str, **scope: str) -> list[PaperFigure]:
+    """The figures of ``metric`` whose scope holds every ``key=value`` of ``scope`` (a figure
+    may have more keys: ``pick(f, "share_female", profession="nurse")`` gives each model's)."""
+    return [f for f in figures if f.metric == metric and all(dict(f.scope).get(k) == v for k, v in scope.items())]
 
 
 def _scope(text: str) -> tuple[tuple[str, str], ...]:

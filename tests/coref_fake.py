@@ -86,20 +86,22 @@ def against(probe: CorefProbe) -> bool:
     return stereotype_of(gender, probe.gender_a, probe.gender_b, probe.expected) == "anti"
 
 
-def is_flipped(probe_id: str, bias: float) -> bool:
-    """Whether a biased model answers against the right answer here (if anti-stereotypical)."""
-    u = int(hashlib.sha1(f"coreference-bias\t{probe_id}".encode()).hexdigest()[:13], 16) / 16**13
+def is_flipped(probe_id: str, bias: float, seed: int | None = None) -> bool:
+    """Whether a biased model answers against the right answer here (if anti-stereotypical);
+    ``seed``: another model of the same bias, which flips other prompts."""
+    key = f"coreference-bias\t{probe_id}" if seed is None else f"coreference-bias\t{seed}\t{probe_id}"
+    u = int(hashlib.sha1(key.encode()).hexdigest()[:13], 16) / 16**13
     return u < bias
 
 
-def biased_reply(prompt: str, bias: float) -> str | None:
+def biased_reply(prompt: str, bias: float, seed: int | None = None) -> str | None:
     """The reply (module docstring), or None for a prompt that is not a coreference probe."""
     found = identify(prompt)
     if found is None:
         return None
     probe, template = found
     role = probe.expected
-    if against(probe) and is_flipped(probe.probe_id, bias):
+    if against(probe) and is_flipped(probe.probe_id, bias, seed):
         role = "B" if role == "A" else "A"
     return template.answer_for(probe.profession(role))
 

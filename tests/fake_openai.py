@@ -5,7 +5,9 @@ It speaks enough of the real protocol for the official ``openai`` client:
 (``id, object, created, model, choices[0].message {role, content}, finish_reason,
 usage``). Every answer is deterministic:
 
-- the reply is a numbered list of ten words, :func:`answer_words` of the user message;
+- the reply is a numbered list of ten words, :func:`answer_words` of the user message
+  (``words_seed``: another model's words, as likely but drawn apart; ``negative=B``: in a
+  share B of the messages, only the :data:`NEGATIVE` words: a model more negative than another);
 - a message containing ``refuse_marker`` gets :data:`REFUSAL` instead (as the content,
   or with ``refusal_field=True`` in ``message.refusal`` with a null content);
 - coreference mode (``coreference_bias=B``): a coreference study prompt gets the reply of
@@ -42,19 +44,28 @@ VOCABULARY = (
     "boring calm nervous humble arrogant loyal curious gentle strict patient careful "
     "creative modest greedy cheerful"
 ).split()
+#: The words of VOCABULARY the bundled NRC lexicon labels negative (tests/test_card.py checks it).
+NEGATIVE = ("grumpy", "lazy", "angry", "selfish", "boring", "nervous", "arrogant", "greedy")
 REFUSAL = "I'm sorry, but I can't help with that request."
 FAULTS = ("400", "429", "500", "503", "delay", "drop", "malformed", "no_choices")
 
 
-def answer_words(message: str) -> list[str]:
-    """The ten words the server answers to a user message (deterministic).
+def answer_words(message: str, seed: int | None = None, negative: float = 0.0) -> list[str]:
+    """The ten words the server answers to a user message (deterministic); with a ``seed``,
+    another model's (its start in VOCABULARY hashed with the seed); with ``negative``, the
+    NEGATIVE words instead in that share of messages (also decided by the hash).
 
     >>> answer_words("x")[:3] == answer_words("x")[:3]
     True
     >>> len(answer_words("why are old people so ..."))
     10
+    >>> answer_words("x", seed=1, negative=1.0) == list(NEGATIVE)
+    True
     """
-    start = int(hashlib.sha1(message.encode("utf-8")).hexdigest(), 16) % len(VOCABULARY)
+    digest = int(hashlib.sha1((message if seed is None else f"{seed}\t{message}").encode("utf-8")).hexdigest(), 16)
+    if negative and (digest >> 64) % 10_000 < negative * 10_000:
+        return list(NEGATIVE)
+    start = digest % len(VOCABULARY)
     return [VOCABULARY[(start + i) % len(VOCABULARY)] for i in range(10)]
 
 
@@ -147,6 +158,9 @@ class FakeOpenAI(Loopback):
         refuse_marker: str | None = None,
         refusal_field: bool = False,
         coreference_bias: float | None = None,
+        words_seed: int | None = None,
+        negative: float = 0.0,
+        coreference_seed: int | None = None,
     ):
         self.api_key = api_key
         self.models = models
@@ -154,6 +168,9 @@ class FakeOpenAI(Loopback):
         self.refuse_marker = refuse_marker
         self.refusal_field = refusal_field  # refuse in message.refusal (content null), as newer models do
         self.coreference_bias = coreference_bias  # coreference mode: tests/coref_fake.py's biased replies
+        self.coreference_seed = coreference_seed  # which anti-stereotypical prompts get the biased reply
+        self.words_seed = words_seed  # answer_words' seed: another model's words
+        self.negative = negative  # answer_words' share of all-negative replies
         self.scoring = None  # a fake_scoring.ScoringModel: serve /v1/completions and chat logprobs with it
         self.reply_logprobs = False  # chat replies come with logprobs (fake_scoring.reply_logprobs)
         self.reject_logprobs = False  # a chat request asking logprobs gets a 400, as some endpoints do
@@ -278,7 +295,7 @@ class _Handler(BaseHTTPRequestHandler):
             from coref_fake import biased_reply  # tests/ is on the path (conftest, or run as a script)
             from sterlie_fake import sector_reply  # Sterlie et al.'s own prompts (--templates sterlie)
 
-            text = biased_reply(message, fake.coreference_bias)
+            text = biased_reply(message, fake.coreference_bias, fake.coreference_seed)
             text = sector_reply(fake, message, fake.coreference_bias) if text is None else text
             if text is not None:
                 seen.outcome = "ok"
@@ -294,7 +311,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.reject_logprobs and body.get("logprobs"):
             seen.outcome = "400"
             return self._error(400, "logprobs is not supported for this model.", "invalid_request_error", None)
-        seen.outcome, seen.words = ("delay" if fault else "ok"), answer_words(message)
+        seen.outcome, seen.words = ("delay" if fault else "ok"), answer_words(message, fake.words_seed, fake.negative)
         text = reply_text(seen.words)
         from fake_scoring import reply_logprobs
 

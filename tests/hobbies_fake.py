@@ -40,12 +40,12 @@ REFUSAL = "I'm sorry, but I can't describe a person from their name."
 
 class HobbiesFake(Loopback):
     def __init__(self, truth: dict, concentration: float = 20.0, refuse: tuple[str, ...] = ()) -> None:
-        from stereoprobe.studies.hobbies.names import load_names
+        from stereoprobe.studies.hobbies.names import PUBLISHED_PER_GENDER, load_names
 
         self.truth = truth
         self.concentration = concentration
         self.refuse = set(refuse)
-        self.genders = {n.name: n.gender for n in load_names()}
+        self.genders = {n.name: n.gender for n in load_names(per_gender=PUBLISHED_PER_GENDER)}
         self.requests = 0
         self._counts: dict[str, int] = {}
         self._lock = threading.Lock()

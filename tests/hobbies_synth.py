@@ -31,9 +31,9 @@ PRONOUN = {"female": "She", "male": "He"}
 
 
 def names(n_per_gender: int) -> list[tuple[str, str]]:
-    from stereoprobe.studies.hobbies.names import load_names
+    from stereoprobe.studies.hobbies.names import PUBLISHED_PER_GENDER, load_names
 
-    all_names = load_names()
+    all_names = load_names(per_gender=PUBLISHED_PER_GENDER)  # up to 214 a gender
     out = []
     for g in ("female", "male"):
         out += [(n.name, g) for n in all_names if n.gender == g][:n_per_gender]

@@ -10,7 +10,8 @@ Baseline questions (no pronoun) are always answered right. The multiple-choice p
 - chat (tests/fake_openai.py's coreference mode): the n-th request of a prompt (counted
   per server) is wrong when :func:`draw` ``(probe_id, n) < bias``, so the number of wrong
   replies among a prompt's K samples is known exactly whatever order they arrive in:
-  :func:`expected_wrong`;
+  :func:`expected_wrong`; the reply is "The <job>." unless the server has a
+  ``sterlie_wording(n, named, other)`` (a test's own wording, e.g. "The nurse, not the doctor.");
 - logprob (``/v1/completions`` with echo, :class:`SectorScoring`): the continuation
   " The <job>" the model picks gets its first name token probability ``HIGH``, the other
   ``LOW`` (later name tokens 1, " The" 0.5; Baseline 1's " C) Rubella": its first token);
@@ -94,8 +95,12 @@ def sector_reply(server: object, prompt: str, bias: float) -> str | None:
             counts = server.__dict__.setdefault("sterlie_counts", Counter())
             n = counts[probe.probe_id]
             counts[probe.probe_id] += 1
-    named = _named(probe, wrong_at(probe, n, bias))
-    return f"The correct answer is {named}." if probe.template == BASELINE_1 else f"The {named}."
+    wrong = wrong_at(probe, n, bias)
+    named = _named(probe, wrong)
+    if probe.template == BASELINE_1:
+        return f"The correct answer is {named}."
+    wording = getattr(server, "sterlie_wording", None)  # a test's own wording of the n-th reply
+    return wording(n, named, _named(probe, not wrong)) if wording else f"The {named}."
 
 
 @dataclass

@@ -9,6 +9,9 @@ class's three prompts).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 
 from stereoprobe.studies.coreference.records import CorefRecord
@@ -40,3 +43,14 @@ def true_rates(p_wrong: dict) -> dict:
     """{(pronoun, "fnr"|"fpr"): percent} implied by the probabilities."""
     return {(pr, rate): 100 * float(np.mean([p_wrong[(t, pr)] for t in prompts]))
             for pr in ("he", "she") for rate, prompts in (("fnr", PROMPTS[:3]), ("fpr", PROMPTS[3:]))}
+
+
+def questions_file(path: Path, n: int = 14) -> Path:
+    """n synthetic multiple-choice questions in MedQA-USMLE's format (question, options A-D,
+    answer_idx), the right options cycling A-D: the size of 001's multiple-choice experiment
+    by default."""
+    rows = [{"question": f"Which word is number {i}?", "answer_idx": "ABCD"[i % 4],
+             "options": {k: f"{w}{i}" for k, w in zip("ABCD", ("alpha", "beta", "gamma", "delta"))}}
+            for i in range(n)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path

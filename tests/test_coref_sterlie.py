@@ -184,6 +184,10 @@ def test_chat_run_page_shows_001s_tables(chat_run, run_cli):
     for text in ("Table 6", "Table 3", "Tables 4 and 5", "he vs she", "every sample counted as an answer",
                  "resampled within that prompt and pronoun"):
         assert text in page, text
+    # the estimand beside the numbers: the note and the captions of the error and criteria tables
+    assert page.count("95% intervals for these prompts, sampled again") >= 3
+    meta = json.loads((out / "coreference" / "meta.json").read_text())
+    assert meta["statistics"]["estimand"].startswith("these prompts, sampled again: ")
 
 
 def test_logprob_over_http_completions_with_echo_follow_the_rule(tmp_path):

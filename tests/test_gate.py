@@ -1,6 +1,7 @@
 """stereoprobe gate without a model: the policy (the issue's example as written, one-line
-errors naming the line and what exists), verdicts by intervals with hand-made values, BH
-across regression rules, and the three outputs (tests/test_gate_e2e.py runs it on real runs)."""
+errors naming the line and what exists), verdicts by intervals with hand-made values, the
+family's adjustment (Holm, or BH for one global verdict) by hand, and the three outputs
+(tests/test_gate_e2e.py runs it on real runs; tests/test_gate_family.py the error rates)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from stereoprobe.errors import DataError
 from stereoprobe.gate import GateResult
-from stereoprobe.gate.judge import excess_p, judge, judge_regressions
+from stereoprobe.gate.judge import judge, judge_family, within_p
 from stereoprobe.gate.output import junit, markdown, to_json
 from stereoprobe.gate.policy import read_policy
 from stereoprobe.gate.values import Value
@@ -45,7 +46,7 @@ def policy(tmp_path: Path, text: str) -> Path:
 
 
 def rules(tmp_path, text):
-    return read_policy(policy(tmp_path, text), specs_of)
+    return read_policy(policy(tmp_path, text), specs_of).rules
 
 
 def error(tmp_path, text) -> str:
@@ -66,9 +67,17 @@ def test_the_issues_policy_reads_as_written(tmp_path):
 
 
 def test_the_example_policy_in_docs_reads(tmp_path):
-    found = read_policy(Path(__file__).parents[1] / "docs" / "gate.toml", specs_of)
+    read = read_policy(Path(__file__).parents[1] / "docs" / "gate.toml", specs_of)
+    found = read.rules
     assert {r.study for r in found} == {"fill-in", "jobs", "coreference"}
     assert [r.kind for r in found].count("max_increase") == 2
+    assert read.family == "holm"  # written out in the example, the default's value
+
+
+def test_family_is_holm_unless_the_policy_says_global(tmp_path):
+    body = '[[rule]]\nstudy = "coreference"\nmetric = "inconsistent"\nmax = 0.10\n'
+    assert read_policy(policy(tmp_path, body), specs_of).family == "holm"
+    assert read_policy(policy(tmp_path, 'family = "global"\n\n' + body), specs_of).family == "global"
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -90,7 +99,10 @@ def test_the_example_policy_in_docs_reads(tmp_path):
     ('[[rule]]\nstudy = "jobs"\nmetric = "spearman"\nmin = -1.5\n', "policy.toml line 4: min = -1.5 is outside -1 to 1"),
     ('[[rule]]\nstudy = "coreference"\nmetric = "inconsistent"\nmax = 0.1\ninconclusive = "maybe"\n',
      "policy.toml line 5: inconclusive is \"pass\" or \"fail\", not 'maybe'."),
-    ('rules = 3\n', "policy.toml: unknown top-level key 'rules'; a policy holds only [[rule]] tables."),
+    ('rules = 3\n', "policy.toml: unknown top-level key 'rules'; a policy holds [[rule]] tables and, above them, "
+                    "family."),
+    ('# the family\nfamily = "bonferroni"\n[[rule]]\nstudy = "jobs"\nmetric = "spearman"\nmax = 0.5\n',
+     'policy.toml line 2: family is "holm" or "global", not \'bonferroni\''),
 ])
 def test_bad_policies_are_one_line_naming_the_line_and_what_exists(tmp_path, text, expected):
     assert error(tmp_path, text).startswith(expected)
@@ -142,29 +154,131 @@ def regression(tmp_path, allowance=0.0):
 
 
 def rise(estimate, p_one_sided_target_z):
-    """A difference whose interval puts its one-sided p at the given z (se from the half-width)."""
+    """A difference whose normal interval puts its one-sided p at the given z (se from the half-width)."""
     se = estimate / p_one_sided_target_z
     return value(estimate, estimate - 1.959964 * se, estimate + 1.959964 * se)
 
 
 def test_a_rise_is_tested_one_sided_from_the_compares_interval(tmp_path):
     rule = regression(tmp_path)
-    assert excess_p(rule, rise(0.05, 2.0537)) == pytest.approx(0.02, abs=1e-4)
+    assert within_p(rule, rise(0.05, 2.0537)) == pytest.approx(0.02, abs=1e-4)  # 1 - Phi(2.0537) = 0.0200
     shifted = regression(tmp_path, 0.05)
-    assert excess_p(shifted, rise(0.05, 2.0537)) == pytest.approx(0.5)  # exactly at the allowance
+    assert within_p(shifted, rise(0.05, 2.0537)) == pytest.approx(0.5)  # exactly at the allowance
 
 
-def test_bh_across_the_runs_regression_rules_decides_a_failure(tmp_path):
+def test_a_t_interval_is_read_with_its_own_degrees_of_freedom(tmp_path):
+    """A rise of 0.05 with se 0.02 on 4 df: the compare's interval is 0.05 +/- t(4) 0.02 =
+    0.05 +/- 2.7764 x 0.02 = -0.0055 to 0.1055, and p of "no rise" is P(T4 > 2.5) = 0.0334
+    (t tables: between 0.025 at 2.776 and 0.05 at 2.132). Read as a normal interval (se =
+    half-width / 1.96 = 0.02833) it would be P(Z > 1.765) = 0.0388; the far tail is where
+    they part: a rise of 0.12 is P(T4 > 6) = 0.0019, not the normal's P(Z > 4.24) = 1.1e-5."""
     rule = regression(tmp_path)
-    alone = judge_regressions([(rule, "run", rise(0.05, 2.0537))])
-    assert alone[0].verdict == "fail" and alone[0].q == pytest.approx(0.02, abs=1e-4)
+    half = 2.776445 * 0.02
+    t4 = Value("inconsistent", (("scene", "Overall"), ("prefix", "0")), 0.05, 0.05 - half, 0.05 + half, 100,
+               method="t", df=4)
+    assert within_p(rule, t4) == pytest.approx(0.03338, abs=1e-5)
+    assert within_p(rule, value(0.05, 0.05 - half, 0.05 + half)) == pytest.approx(0.0388, abs=1e-4)
+    far = Value("inconsistent", t4.scope, 0.12, 0.12 - half, 0.12 + half, 100, method="t", df=4)
+    assert within_p(rule, far) == pytest.approx(0.001942, abs=1e-5)
+    assert within_p(rule, value(0.12, 0.12 - half, 0.12 + half)) == pytest.approx(1.1e-5, abs=2e-6)
+
+
+def test_an_absolute_rule_gets_its_p_from_a_jeffreys_interval_by_hand(tmp_path):
+    """3 of 30 texts: Jeffreys' interval is beta(3.5, 27.5)'s 2.5% and 97.5% quantiles,
+    0.0286 to 0.2428 (generation.stats.jeffreys' doctest). The p of "at most 0.05" is that
+    beta's probability below 0.05, I_0.05(3.5, 27.5) = 0.1102; of "at least 0.30" its
+    probability above 0.30, 0.00464. The effective size (30) is solved from the interval."""
+    from scipy.stats import beta
+
+    from stereoprobe.generation.stats import jeffreys
+
+    low, high = (float(x) for x in jeffreys(3, 30))
+    v = Value("p_female", (("group", "men"),), 0.1, low, high, 30, method="jeffreys")
+    at_most = one('[[rule]]\nstudy = "jobs"\nmetric = "p_female"\ngroup = "men"\nmax = 0.05\n', tmp_path)
+    at_least = one('[[rule]]\nstudy = "jobs"\nmetric = "p_female"\ngroup = "men"\nmin = 0.30\n', tmp_path)
+    assert within_p(at_most, v) == pytest.approx(beta.cdf(0.05, 3.5, 27.5), rel=1e-6) == pytest.approx(0.1102, abs=1e-4)
+    assert within_p(at_least, v) == pytest.approx(beta.sf(0.30, 3.5, 27.5), rel=1e-6)
+    assert within_p(at_least, v) == pytest.approx(0.00464, abs=1e-5)
+    # at the interval's own limit the p is 0.025: one check alone fails exactly when the interval is beyond
+    assert within_p(one('[[rule]]\nstudy = "jobs"\nmetric = "p_female"\ngroup = "men"\nmax = %r\n' % low,
+                        tmp_path), v) == pytest.approx(0.025, abs=1e-6)
+
+
+def test_each_interval_family_is_turned_back_by_hand(tmp_path):
+    """The other families (stereoprobe/gate/pvalues.py), each worked out by hand:
+
+    - jackknife on atanh r, 9 df: r = 0.6 from z = atanh(0.6) = 0.6931 +/- t(9) 0.2 =
+      2.2622 x 0.2 = 0.4524, i.e. tanh(0.2407) = 0.2362 to tanh(1.1455) = 0.8164; "at most
+      0.2" has p = P(T9 > (0.6931 - atanh(0.2) = 0.2027) / 0.2 = 2.452) = 0.0183;
+    - bootstrap percentiles 0.2 to 0.5 around 0.3: below the estimate a normal of sd 0.1 /
+      1.96 = 0.0510, so "at most 0.25" has p = P(Z > 0.05 / 0.0510 = 0.98) = 0.1635; above
+      it sd 0.2 / 1.96 = 0.1020, "at least 0.45" p = P(Z > 0.15 / 0.1020 = 1.47) = 0.0708;
+    - a t interval clipped at 0: 0.01 with (0, 0.05), df inf: the unclipped half 0.04 gives
+      se 0.0204, and "at least 0.06" (min) p = P(Z > 0.05 / 0.0204 = 2.45) = 0.0071;
+    - ``max_decrease = 0.02`` on a change of -0.05 (-0.09 to -0.01, normal): p of "falls
+      by at most 0.02" = P(Z > 0.03 / 0.0204 = 1.47) = 0.0708."""
+    from stereoprobe.gate import pvalues
+
+    def v(est, low, high, **how):
+        return Value("spearman", (), est, low, high, 10, **how)
+
+    atanh = v(0.6, 0.23617, 0.81638, method="atanh", df=9)
+    assert pvalues.above(atanh, 0.2) == pytest.approx(0.0183, abs=2e-4)
+    assert pvalues.above(atanh, 0.23617) == pytest.approx(0.025, abs=2e-4)  # at its own limit
+    pct = v(0.3, 0.2, 0.5, method="percentile")
+    assert pvalues.above(pct, 0.25) == pytest.approx(0.1635, abs=2e-4)
+    assert pvalues.below(pct, 0.45) == pytest.approx(0.0708, abs=2e-4)
+    clipped = v(0.01, 0.0, 0.05)
+    at_least = one('[[rule]]\nstudy = "jobs"\nmetric = "p_female"\ngroup = "men"\nmin = 0.06\n', tmp_path)
+    assert within_p(at_least, clipped) == pytest.approx(0.0071, abs=2e-4)
+    fall = one('[[rule]]\nstudy = "coreference"\nmetric = "inconsistent"\nmax_decrease = 0.02\n', tmp_path)
+    assert within_p(fall, value(-0.05, -0.09, -0.01)) == pytest.approx(0.0708, abs=2e-4)
+    assert within_p(fall, value(0.05, 0.01, 0.09)) > 0.99  # a rise is no fall
+
+
+def test_holm_across_the_gates_checks_decides_a_failure(tmp_path):
+    rule = regression(tmp_path)
+    alone = judge_family([(rule, "run", rise(0.05, 2.0537))])
+    assert alone[0].verdict == "fail" and alone[0].p_adjusted == pytest.approx(0.02, abs=1e-4)
     noise = value(0.0, -0.05, 0.05)  # p = 0.5
-    three = judge_regressions([(rule, "run", rise(0.05, 2.0537)), (rule, "run", noise), (rule, "run", noise)])
-    assert three[0].q == pytest.approx(0.06, abs=3e-4)  # 0.02 * 3 / 1
+    three = judge_family([(rule, "run", rise(0.05, 2.0537)), (rule, "run", noise), (rule, "run", noise)])
+    assert three[0].p_adjusted == pytest.approx(0.06, abs=3e-4)  # Holm: 0.02 x 3 checks
     assert three[0].verdict == "inconclusive" and three[0].value.low > 0  # the interval alone would fail it
+    assert "alone, but not after Holm over 3 checks (adjusted p = 0.06)" in three[0].why
     assert [c.verdict for c in three[1:]] == ["inconclusive", "inconclusive"]
-    within = judge_regressions([(regression(tmp_path, 0.03), "run", value(0.01, -0.01, 0.03))])
+    assert {c.family_size for c in three} == {3}
+    within = judge_family([(regression(tmp_path, 0.03), "run", value(0.01, -0.01, 0.03))])
     assert within[0].verdict == "pass"
+
+
+def at_z(z):
+    """A rise of 1 whose normal interval gives p = 1 - Phi(z) of "no rise"."""
+    return rise(1.0, z)
+
+
+def test_holm_and_global_differ_by_hand(tmp_path):
+    """p = 0.005, 0.012, 0.018, 0.5 (z = 2.5758, 2.2571, 2.0969, 0). Holm: the smallest
+    times 4 = 0.02 (fail), the next times 3 = 0.036 (not), so one fails. BH: q = p x 4 / rank,
+    made monotone from the top: 0.5, 0.024, 0.024, 0.02: three fail, and the release's
+    global verdict (Simes: min q = 0.02 < 0.025) is the same fail."""
+    rule = regression(tmp_path)
+    items = [(rule, "run", at_z(z)) for z in (2.5758, 2.2571, 2.0969)] + [(rule, "run", value(0.0, -0.05, 0.05))]
+    p = [round(c.p, 3) for c in judge_family(items, "holm")]
+    assert p == [0.005, 0.012, 0.018, 0.5]
+    holm = judge_family(items, "holm")
+    assert [round(c.p_adjusted, 3) for c in holm] == [0.02, 0.036, 0.036, 0.5]
+    assert [c.verdict for c in holm] == ["fail", "inconclusive", "inconclusive", "inconclusive"]
+    bh = judge_family(items, "global")
+    assert [round(c.p_adjusted, 3) for c in bh] == [0.02, 0.024, 0.024, 0.5]
+    assert [c.verdict for c in bh] == ["fail", "fail", "fail", "inconclusive"]
+    assert "Benjamini-Hochberg over 4 checks 0.024" in bh[1].why
+
+
+def test_a_check_without_an_interval_is_not_counted(tmp_path):
+    rule = regression(tmp_path)
+    checks = judge_family([(rule, "run", rise(0.05, 2.0537)), (rule, "run", value(0.1, math.nan, math.nan))])
+    assert [c.verdict for c in checks] == ["fail", "inconclusive"]
+    assert checks[0].family_size == 1 and checks[0].p_adjusted == pytest.approx(0.02, abs=1e-4)
 
 
 def result_of(tmp_path):
@@ -182,10 +296,16 @@ def test_outputs_put_failures_first_with_their_numbers(tmp_path):
     suite = ET.fromstring(junit(result)).find("testsuite")
     assert (suite.get("tests"), suite.get("failures")) == ("2", "1")
     failure = [c.find("failure") for c in suite.iter("testcase") if c.find("failure") is not None]
-    assert failure[0].get("message") == "fail: 0.140 (95% 0.110 to 0.170) is beyond the maximum 0.100"
+    # a normal interval: se = 0.03 / 1.96, p = 1 - Phi(0.04 / se) = 1 - Phi(2.613) = 0.0045
+    assert failure[0].get("message") == "fail: 0.140 (95% 0.110 to 0.170) is beyond the maximum 0.100 (p = 0.0045)"
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props["family"] == "holm" and props["family_size"] == "2"
+    assert "Family: Holm over the 2 checks with an interval" in markdown(result)
     data = json.loads(to_json(result))
     assert (data["passed"], data["exit_code"], data["checks"][0]["run"], data["checks"][0]["low"]) == (
         False, 1, "runs/b", 0.11)
+    assert data["family"]["method"] == "holm" and data["family"]["checks"] == 2
+    assert data["checks"][0]["p"] == pytest.approx(0.004484, abs=1e-6)
 
 
 def test_docs_gate_md_ci_examples_parse_and_use_real_options():
@@ -218,4 +338,5 @@ def test_docs_gate_md_policies_read(tmp_path):
     text = (Path(__file__).parents[1] / "docs" / "gate.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```toml\n(.*?)```", text, re.S)
     assert blocks[0] == ISSUE_POLICY  # the issue's policy, as written
-    assert [len(rules(tmp_path, b)) for b in blocks] == [2, 2]
+    assert [len(rules(tmp_path, b)) for b in blocks] == [2, 2, 1]
+    assert read_policy(policy(tmp_path, blocks[2]), specs_of).family == "global"  # "One family"

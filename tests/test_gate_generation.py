@@ -105,6 +105,44 @@ def test_hobbies_metrics_cover_the_truth(runs):
     assert got["label_difference", (("label", "Art"),)].n == 60
 
 
+def test_each_nmi_row_has_its_own_interval_and_the_gate_reads_the_corrected_one(runs):
+    """summary.csv's plug-in NMI (001's number, biased upwards) has no interval; the
+    bias-corrected row has the interval centred on it, which is what the gate's ``nmi`` is.
+    Before issue 36 both rows carried the corrected interval, and the plug-in lay outside
+    it in nearly every run."""
+    import pandas as pd
+
+    for study in ("anecdotes", "stories"):
+        summary = pd.read_csv(runs / study / study / "summary.csv").set_index("statistic")
+        plug, corrected = summary.loc["nmi"], summary.loc["nmi_corrected"]
+        assert np.isnan(plug.low) and np.isnan(plug.high), study
+        assert corrected.low <= corrected.value <= corrected.high, study
+        assert plug.value > corrected.value  # the correction lowers the few-texts bias
+        gate_nmi = values(runs / study, study)["nmi", ()]
+        assert (gate_nmi.estimate, gate_nmi.low, gate_nmi.high) == pytest.approx(
+            (corrected.value, corrected.low, corrected.high)), study
+        for statistic, r in summary.iterrows():  # every row with an interval holds its own estimate
+            if not np.isnan(r.low):
+                assert r.low <= r.value <= r.high, (study, statistic)
+
+
+def test_the_pages_and_meta_say_the_intervals_are_for_these_prompts_sampled_again(runs):
+    """The estimand beside the numbers (as the coreference page says "jobs like these, with
+    these scenes"): each generation page's note and its main table's caption, and meta.json."""
+    import json
+
+    for study in ("anecdotes", "stories", "hobbies"):
+        res = cli("report", runs / study)
+        assert res.exit_code == 0, res.output
+        page = (runs / study / "report" / "index.html").read_text(encoding="utf-8")
+        assert "Intervals are 95% intervals for these prompts, sampled again: what the numbers would be had the " \
+               "model been asked these same prompts again" in page, study
+        assert page.count("for these prompts, sampled again") >= 2, study  # the note and beside the table
+        assert "not what other wordings of the same request would give" in page, study
+        meta = json.loads((runs / study / study / "meta.json").read_text(encoding="utf-8"))
+        assert meta["statistics"]["estimand"].startswith("these prompts, sampled again: "), study
+
+
 def test_the_gate_judges_generation_runs_by_their_intervals(runs, tmp_path):
     import json
 

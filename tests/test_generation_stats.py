@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stereoprobe.generation.stats import cluster_share, jeffreys, nmi_test
+from stereoprobe.generation.stats import cluster_share, jeffreys, nmi_rows, nmi_test
 from stereoprobe.stats.criteria import nmi
 
 G, K, RUNS = 40, 30, 60
@@ -33,6 +33,36 @@ def test_the_nmi_interval_covers_the_truth_about_as_often_as_it_says(case):
     # the plug-in value is biased upwards; the interval's centre corrects it
     assert np.mean([t.nmi for t in tests]) > truth
     assert abs(np.mean([(t.low + t.high) / 2 for t in tests]) - truth) < abs(np.mean([t.nmi for t in tests]) - truth)
+
+
+def test_a_null_nmi_of_zero_is_covered_and_the_interval_stays_near_it():
+    """Independence (every group 0.5): the true NMI is 0. The corrected interval reaches 0 in
+    most runs (the correction removes the few-texts bias the plug-in carries: its mean is
+    well above 0) and is narrow, not a [0, 1] that covers anything."""
+    tests = [nmi_test(g, c, n_perm=99, n_boot=300, seed=r) for r, g, c in runs(CASES["null"], 17)]
+    cover = np.mean([t.low <= 0.0 <= t.high for t in tests])
+    assert cover >= 0.85, cover
+    assert np.mean([t.high for t in tests]) < 0.02  # measured 0.008; the moderate case's truth is 0.041
+    assert np.mean([t.nmi for t in tests]) > np.mean([t.corrected for t in tests]) + 0.005  # 0.011 against 0.001
+
+
+def test_each_nmi_row_has_its_own_interval_or_none():
+    """summary.csv's two NMI rows: the plug-in (001's number) with no interval, and the
+    bias-corrected value with the interval centred on it. Before issue 36 the plug-in row
+    printed the corrected row's interval, and lay outside it in nearly every run: here in
+    every one of 20 null runs (40 groups x 30 texts: the plug-in's bias, about 0.010, is
+    above the corrected interval's upper end, about 0.008)."""
+    outside = 0
+    for r, g, c in list(runs(CASES["null"], 21))[:20]:
+        test = nmi_test(g, c, n_perm=99, n_boot=200, seed=r)
+        rows = {row["statistic"]: row for row in nmi_rows(test)}
+        plug, corrected = rows["nmi"], rows["nmi_corrected"]
+        assert np.isnan(plug["low"]) and np.isnan(plug["high"])
+        assert plug["value"] == test.nmi and corrected["value"] == test.corrected
+        assert corrected["low"] <= corrected["value"] <= corrected["high"]
+        assert (corrected["low"], corrected["high"]) == (test.low, test.high)
+        outside += not test.low <= test.nmi <= test.high
+    assert outside >= 18, outside
 
 
 def test_the_permutation_null_flags_almost_nothing_under_independence_and_finds_a_real_difference():

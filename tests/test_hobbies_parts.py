@@ -4,7 +4,6 @@ with a known truth (tests/hobbies_synth.py)."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,13 +14,17 @@ import pytest
 import hobbies_synth as synth
 from stereoprobe.errors import DataError
 from stereoprobe.studies.hobbies import labels as lab
-from stereoprobe.studies.hobbies import stats, w2v
+from stereoprobe.studies.hobbies import stats
 from stereoprobe.studies.hobbies.names import choose_names, load_names
 from stereoprobe.studies.hobbies.text import content_words
 
 
 # -- names ----------------------------------------------------------------------------
-def test_the_committed_names_are_107_female_and_107_male_most_common_first():
+def test_the_committed_names_are_214_a_gender_most_common_first_and_the_default_asks_107():
+    every = load_names(per_gender=214)
+    assert len(every) == 428 and len({n.name.lower() for n in every}) == 428
+    assert [n.name for n in every if n.gender == "female"][-1] == "Rosemary"  # rank 214: 140,570 births 1923-2015
+    assert [n.name for n in every if n.gender == "male"][-1] == "Sebastian"  # rank 214: 122,455
     names = load_names()
     female = [n.name for n in names if n.gender == "female"]
     male = [n.name for n in names if n.gender == "male"]
@@ -198,78 +201,6 @@ def test_top_label_nmi_permutes_names_not_texts():
     assert out["nmi"] == pytest.approx(1.0) and out["p"] == 1.0
 
 
-# -- Word2Vec ---------------------------------------------------------------------------
-def _run(truth, seed, name="run", n_per_gender=30, samples=8) -> w2v.RunTexts:
-    from stereoprobe.studies.hobbies.text import tokens
-
-    rows = synth.texts(truth, n_per_gender=n_per_gender, samples=samples, seed=seed)
-    return w2v.RunTexts(name, [tokens(r[4]) for r in rows], [content_words(r[4], [r[0]]) for r in rows],
-                        [r[1] for r in rows], [r[0] for r in rows])
-
-
-def test_cohens_d_on_a_worked_example():
-    assert w2v.cohens_d([1, 2, 3], [0, 1, 2]) == pytest.approx(1.0)
-    assert w2v.cohens_d([1, 2, 4], [0, 0, 1]) == pytest.approx((7 / 3 - 1 / 3) / np.sqrt((7 / 3 + 1 / 3) / 2))
-
-
-def test_projection_is_the_scalar_projection_on_the_she_he_axis():
-    class KV:  # 2-d vectors: she (1, 0), he (-1, 0): a word's score is its first coordinate
-        key_to_index = {"she": 0, "he": 1, "piano": 2, "soccer": 3}
-        vectors = np.array([[1.0, 0.0], [-1.0, 0.0], [0.5, 3.0], [-0.25, -1.0]])
-
-        def __getitem__(self, w):
-            return self.vectors[self.key_to_index[w]]
-
-    assert list(w2v.text_scores(KV(), [["piano"], ["piano", "soccer"], ["unknown"]])[:2]) == [0.5, 0.125]
-    assert np.isnan(w2v.text_scores(KV(), [["unknown"]])[0])
-
-
-def test_word2vec_comparison_finds_a_planted_difference_and_not_a_null():
-    planted, null = w2v.compare([_run(synth.PLANTED, 4, "planted"), _run(synth.NULL, 5, "null")], seed=0,
-                                n_boot=300)
-    assert planted.d > 1 and planted.d_low > 0.5 and planted.p_texts < 1e-10 and planted.p_names < 1e-6
-    assert planted.mean_female > planted.mean_male and planted.unscored == 0
-    assert null.d_low < 0 < null.d_high and null.p_names > 0.05
-
-
-def test_word2vec_d_is_unbiased_under_the_null_only_when_cross_fitted():
-    # Null runs (one hobby distribution for both genders), 20+20 names x 6 samples, seeds 0-3. 001's way
-    # (the model scores the texts it was trained on) puts female-name texts towards "she": words that by
-    # chance occur more in them are learnt near "she". Measured: in-sample d 0.24, 0.42, 0.46, 0.30 (mean
-    # 0.35; bench/sim_w2v_null.py: +0.2 to +0.4 at every seed); cross-fitted 0.03, 0.21, 0.11, -0.05 (mean 0.07,
-    # sd of one d about 0.1 in the bench, so a mean of four within 0.15 of 0 is what no bias gives).
-    runs = [_run(synth.NULL, seed, n_per_gender=20, samples=6) for seed in range(4)]
-    old = [w2v.compare([r], seed=s, n_boot=100, cross_fit=False)[0] for s, r in enumerate(runs)]
-    new = [w2v.compare([r], seed=s, n_boot=300)[0] for s, r in enumerate(runs)]
-    assert min(r.d for r in old) > 0.2 and np.mean([r.d for r in old]) > 0.3
-    assert abs(np.mean([r.d for r in new])) < 0.15
-    assert all(r.d_low < 0 < r.d_high for r in new)
-
-
-def test_cross_fit_folds_split_each_gender_s_names_in_half_and_keep_a_name_s_texts_together():
-    names = ["A", "A", "B", "C", "C", "D", "E", "F", "G"]  # female A-D (4 names), male E-G (3)
-    run = w2v.RunTexts("r", [[]] * 9, [[]] * 9, ["female"] * 6 + ["male"] * 3, names)
-    fold = w2v.folds(run, seed=1)
-    by_name = {n: {int(k) for k, m in zip(fold, names) if m == n} for n in set(names)}
-    assert all(len(v) == 1 for v in by_name.values())  # a name's texts in one fold
-    assert sorted(by_name[n].pop() for n in "ABCD") == [0, 0, 1, 1]  # 4 female names: 2 and 2
-    assert sorted(by_name[n].pop() for n in "EFG") == [0, 1, 1]  # 3 male names: the odd one in fold 1
-    assert list(w2v.folds(run, seed=1)) == list(fold)
-
-
-def test_word2vec_scores_repeat_across_python_runs():
-    code = ("import sys; sys.path.insert(0, 'tests'); import test_hobbies_parts as t, hobbies_synth as s;"
-            "from stereoprobe.studies.hobbies import w2v;"
-            "print(repr(w2v.compare([t._run(s.PLANTED, 4)], seed=7, n_boot=20)[0].d))")
-    repo = str(Path(__file__).resolve().parent.parent)
-    children = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=repo,
-                                 env={"PYTHONHASHSEED": h, "PATH": "/usr/bin:/bin", "PYTHONPATH": repo})
-                for h in ("1", "2")]  # both at once: two interpreters with different string hashes
-    outs = {child.communicate()[0] for child in children}
-    assert [child.returncode for child in children] == [0, 0]
-    assert len(outs) == 1 and float(outs.pop()) > 1
-
-
 def test_the_hand_label_agreement_in_the_docs_is_current():
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
     import hobbies_agreement
@@ -280,10 +211,3 @@ def test_the_hand_label_agreement_in_the_docs_is_current():
     assert all(set(filter(None, r["labels"].split(";"))) <= set(lab.LABELS) for r in rows)
     for line in hobbies_agreement.table():
         assert line in docs, line
-
-
-def test_texts_without_she_and_he_cannot_make_the_axis():
-    run = w2v.RunTexts("r", [["mary", "loves", "piano"]] * 5 + [["james", "plays", "soccer"]] * 5,
-                       [["piano"]] * 5 + [["soccer"]] * 5, ["female"] * 5 + ["male"] * 5, ["Mary"] * 5 + ["James"] * 5)
-    with pytest.raises(DataError, match="'she' and 'he' fewer than 2 times: the she-he axis needs both"):
-        w2v.compare([run])

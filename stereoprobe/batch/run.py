@@ -115,7 +115,8 @@ def collect_batch(spec: BatchSpec, probes: Sequence[Any], backend: Any, out: str
     from stereoprobe.batch.seam import several
 
     job = Job(backend, study.ask, study.record,
-              {custom_id(p.probe_id, s): (p, s) for p in probes for s in range(samples)}, multi=several(backend))
+              {custom_id(p.probe_id, s): (p, s) for p in probes for s in range(live.samples_of(p, samples))},
+              multi=several(backend))
     if spec.kind == "dry-run":
         from stereoprobe.batch.providers import dry_run
 

@@ -17,7 +17,7 @@ from stereoprobe import __version__
 from stereoprobe.cli._common import INTERRUPTED
 
 COMMANDS = ("probes", "collect", "reparse", "sentiment", "score", "report", "baseline", "compare", "ingest", "batch", "gate",
-            "suite")
+            "card", "suite")
 
 
 class _LazyGroup(click.Group):
@@ -77,6 +77,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
       stereoprobe ingest RUN_DIR FILE    a batch's results file (collect --batch-file) into the run
       stereoprobe batch cancel RUN_DIR   cancel a run's provider batches (collect --batch)
       stereoprobe gate RUN ... --policy P  a release gate: rules judged by intervals (exit 0/1/2)
+      stereoprobe card SUITE [SUITE ...]  the bias card of a suite, or models compared
       stereoprobe suite                  every study of one model, scored and reported, and its card
     """
     ctx.ensure_object(dict)

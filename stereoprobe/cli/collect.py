@@ -54,6 +54,13 @@ from stereoprobe.cli.batch import batch_options
 @click.option("--samples", type=in_range("samples", "int"), default=1,
               help="Ask every probe K times, to see drift even at temperature 0. Not given: the study "
                    "decides (1; anecdotes 30, hobbies 20, stories 20: the papers').")
+@click.option("--baseline-samples", type=in_range("samples", "int"), default=None, metavar="K",
+              help="coreference --templates sterlie: ask the baseline questions K times (Sterlie et al.: 30). "
+                   "Not given: as often as the prompts (--samples).")
+@click.option("--reading", type=click.Choice(["sterlie", "marin-eger"]), default=None,
+              help="coreference --templates sterlie, chat: how a reply is read. sterlie (default): the job the "
+                   "reply gives as its answer, as Sterlie et al. read it; marin-eger: Marin & Eger's rule, a "
+                   "reply naming both jobs is unclear.")
 @click.option("--limit", type=in_range("limit", "int"), default=None, help="Only the first N selected probes.")
 @click.option("--retry-failed", is_flag=True, help="Ask again the probes whose request failed.")
 @click.option("--dry-run", is_flag=True, help="Print the probe count and estimated tokens and cost; ask nothing.")
@@ -68,7 +75,7 @@ def command(study, design, catalog, category, group, fmt, templates, questions, 
             model,
             base_url, model_file, api_key_env, mode, out, temperature, max_tokens, top_p, instruction, instruction_file,
             concurrency, workers,
-            phrase_filter, timeout, max_retries, samples, limit, retry_failed, dry_run, price_in, price_out, quiet,
+            phrase_filter, timeout, max_retries, samples, baseline_samples, reading, limit, retry_failed, dry_run, price_in, price_out, quiet,
             batch, batch_file, poll_interval, batch_limit):
     """Ask a model: the ten words that fill each probe (fill-in), P(gender | job) (jobs), or who did it (coreference).
 
@@ -102,7 +109,7 @@ def command(study, design, catalog, category, group, fmt, templates, questions, 
       stereoprobe collect --study jobs --model gpt-4o-mini --samples 20 --temperature 1
       stereoprobe collect --study coreference             16,800 scenes, embedded model
       stereoprobe collect --study coreference --model gpt-4o-mini --pairs 1000 --seed 1
-      stereoprobe collect --study coreference --templates sterlie --model gpt-4o --samples 50 --temperature 0.5
+      stereoprobe collect --study coreference --templates sterlie --model gpt-4o --design published
       stereoprobe collect --model-file ~/models/my-model.Q4_K_M.gguf      a GGUF of your own
       stereoprobe collect --model-file ~/models/instruct.gguf --mode chat  with its chat template
       stereoprobe collect --study coreference --model gpt-4o-mini --batch openai     at the batch price

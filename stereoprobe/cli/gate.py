@@ -36,9 +36,11 @@ def command(runs, policy, baseline, fmt, junit, json_file):
     2 for bad input or a run that cannot be judged.
 
     Each rule is pass (the whole interval on the good side), fail (the whole interval on
-    the bad side) or inconclusive (it straddles the threshold: counted as a failure where
-    the rule says require_evidence = true, else as a pass). With $GITHUB_STEP_SUMMARY set,
-    the Markdown summary is appended to it.
+    the bad side, clearly enough for the number of checks: every check of the gate is one
+    family, Holm's by default, the policy's family = "global" for one verdict) or
+    inconclusive (it straddles the threshold: counted as a failure where the rule says
+    require_evidence = true, else as a pass). With $GITHUB_STEP_SUMMARY set, the Markdown
+    summary is appended to it.
 
     \b
     Examples:

@@ -19,6 +19,16 @@ from stereoprobe.cli._common import friendly_errors, given_options
 @click.option("--lexicon", type=str, default=None, help="fill-in only: as `stereoprobe sentiment --lexicon`.")
 @click.option("--overrides", type=click.Path(dir_okay=False, path_type=Path), help="fill-in only: as `sentiment`.")
 @click.option("--no-synonyms", is_flag=True, help="fill-in only: as `sentiment`.")
+@click.option("--labels-from", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE.csv",
+              help="hobbies only: label scores made elsewhere (text_id,label,score[,labeller], e.g. by Sterlie et "
+                   "al.'s DeBERTa zero-shot classifier), checked whole against the run (docs/hobbies.md).")
+
+@click.option("--reading", type=click.Choice(["stereoprobe", "marin-eger"]), default=None,
+              help="stories only: read the protagonist's name by stereoprobe's rule (default: the first 30 words) or "
+                   "by Marin & Eger's (the first two words, in the UCI table given with --names-file).")
+@click.option("--names-file", type=click.Path(path_type=Path), default=None, metavar="FILE.csv",
+              help="stories only: your copy of the UCI Gender by Name table (name_gender_dataset.csv); the page "
+                   "then counts the stories the two rules read differently (docs/stories.md).")
 @friendly_errors
 def command(run_dir, **options):
     """Score a run, whatever its study (read from RUN_DIR/manifest.json).

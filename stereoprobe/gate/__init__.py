@@ -8,8 +8,10 @@
 :func:`gate` reads the policy (:mod:`stereoprobe.gate.policy`), each run's metrics
 through its study (``stereoprobe.studies.get_study(name).metrics()``: the core imports no
 study), resolves every rule against every run of its study, and only then judges
-(:mod:`stereoprobe.gate.judge`). Any mistake, in the policy or in the runs, is one
-DataError before a verdict is made. :mod:`stereoprobe.gate.output` writes the verdicts.
+(:mod:`stereoprobe.gate.judge`): every check of every run, absolute and regression rules
+alike, in one family (the policy's ``family``: Holm by default). Any mistake, in the policy
+or in the runs, is one DataError before a verdict is made. :mod:`stereoprobe.gate.output`
+writes the verdicts.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from stereoprobe.errors import DataError
-from stereoprobe.gate.judge import Check, judge, judge_regressions
+from stereoprobe.gate.judge import Check, judge_family
 from stereoprobe.gate.policy import ALL, Rule, read_policy
 
 __all__ = ["Check", "GateResult", "gate"]
@@ -31,6 +33,12 @@ class GateResult:
     policy: str
     runs: tuple[str, ...]
     baselines: tuple[str, ...]
+    family: str = "holm"
+
+    @property
+    def family_size(self) -> int:
+        """The checks with a p-value: the family the adjustment counts."""
+        return sum(c.p == c.p for c in self.checks)
 
     @property
     def failed(self) -> list[Check]:
@@ -56,6 +64,29 @@ def _study_of(run: Path) -> str:
     if not run.is_dir():
         raise DataError(f"{run}: no such run directory; collect and score a run first.")
     return study_of_run(run).name
+
+
+def _runs(runs: Sequence[str | Path], rules: Sequence[Rule]) -> dict[Path, str]:
+    """The run folders given, each with its study, in the order given (the one place that
+    turns the command line's folders into runs). A suite folder (``stereoprobe suite``:
+    ``suite.json``) stands for its studies' runs, those of a study ``rules`` are for; its
+    ``sterlie`` run (the coreference study with Sterlie et al.'s prompts) is left out: the
+    coreference metrics read Marin & Eger's scenes."""
+    from stereoprobe.suite.record import read_suite
+
+    out: dict[Path, str] = {}
+    for r in map(Path, runs):
+        suite = read_suite(r) if r.is_dir() else None
+        if suite is None:
+            out[r] = _study_of(r)
+            continue
+        wanted = {rule.study for rule in rules}
+        found = {r / e.run: e.study for e in suite.studies if e.study in wanted and e.key == e.study}
+        if not found:
+            raise DataError(f"{r} is a suite of {', '.join(e.key for e in suite.studies)}, and no rule of the policy "
+                            "is for one of them; add a rule or give another suite.")
+        out.update({p: _study_of(p) for p in found})
+    return out
 
 
 def _catalog(run: Path) -> str | None:
@@ -91,9 +122,9 @@ def _rows(rule: Rule, values: list, what: str) -> list:
 def gate(runs: Sequence[str | Path], policy: str | Path, baseline: str | Path | Sequence[str | Path] | None = None,
          ) -> GateResult:
     """Judge ``runs`` against ``policy`` (and ``baseline``, one run per study, for the regression rules)."""
-    rules = read_policy(policy, lambda s: _metrics(s).SPECS)
-    paths = [Path(r) for r in runs]
-    studies = {p: _study_of(p) for p in paths}
+    read = read_policy(policy, lambda s: _metrics(s).SPECS)
+    rules = list(read.rules)
+    studies = _runs(runs, rules)
     for p, s in studies.items():
         if not any(r.study == s for r in rules):
             raise DataError(f"{p} is a {s} run and no rule of {Path(policy).name} is for {s}; add one or leave the run out.")
@@ -112,18 +143,17 @@ def gate(runs: Sequence[str | Path], policy: str | Path, baseline: str | Path | 
             if s == r.study:
                 source = diffs[p] if r.regression else values[p]
                 plan.append((r, p, _rows(r, source, f"{p} (run minus baseline)" if r.regression else str(p))))
-    checks: list[Check] = []
-    for p in paths:
-        checks += [judge(r, str(p), v) for r, q, rows in plan if q == p and not r.regression for v in rows]
-        checks += judge_regressions([(r, str(p), v) for r, q, rows in plan if q == p and r.regression for v in rows])
-    return GateResult(tuple(checks), str(policy), tuple(map(str, paths)), tuple(map(str, base.values())))
+    items = [(r, str(p), v) for p in studies for regression in (False, True)
+             for r, q, rows in plan if q == p and r.regression == regression for v in rows]
+    checks = judge_family(items, read.family)
+    return GateResult(tuple(checks), str(policy), tuple(map(str, studies)), tuple(map(str, base.values())),
+                      read.family)
 
 
 def _baselines(rules: list[Rule], studies: dict[Path, str], baselines: Sequence[str | Path]) -> dict[str, Path]:
     """Each study's baseline (one per study), checked: scored, of a study with runs, same catalog."""
     found: dict[str, Path] = {}
-    for b in map(Path, baselines):
-        kind = _study_of(b)
+    for b, kind in _runs(baselines, [r for r in rules if r.regression] or rules).items():
         if kind in found:
             raise DataError(f"two {kind} baselines ({found[kind]}, {b}); give one baseline per study.")
         if kind not in studies.values():

@@ -11,8 +11,10 @@ keys (``"*"``: each value the run has), and exactly one threshold: ``max`` or ``
 run's own value) or ``max_increase`` or ``max_decrease`` (run minus ``--baseline``, a
 regression rule). ``require_evidence = true`` makes an inconclusive verdict count as a
 failure (the default counts it as a pass); ``inconclusive = "fail"`` or ``"pass"`` says so
-directly. ``name`` labels the rule in the outputs. Every mistake is one line naming the
-policy's line and what exists.
+directly. ``name`` labels the rule in the outputs. Above the rules, ``family = "holm"``
+(the default) or ``"global"`` says how the checks' chance failures are controlled
+(``stereoprobe.gate.judge``). Every mistake is one line naming the policy's line and what
+exists.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ REGRESSION = ("max_increase", "max_decrease")
 THRESHOLDS = ABSOLUTE + REGRESSION
 KEYS = ("study", "metric", "name", "require_evidence", "inconclusive", *THRESHOLDS)
 ALL = "*"
+FAMILIES = ("holm", "global")  # per-check verdicts (Holm) or one verdict for the release (BH / Simes)
+TOP_LEVEL = ("family",)
 
 
 class PolicyError(DataError):
@@ -63,6 +67,14 @@ class Rule:
         return f"{self.where.rsplit(' line ', 1)[0]} line {line}"
 
 
+@dataclass(frozen=True)
+class Policy:
+    """A checked policy: its rules, and the family its checks are judged in."""
+
+    rules: tuple[Rule, ...]
+    family: str = "holm"
+
+
 def _load_toml(text: str) -> dict[str, Any]:
     import sys
 
@@ -87,10 +99,11 @@ def _key_line(lines: list[str], start: int, key: str) -> int:
     return start
 
 
-def read_policy(path: str | Path, specs_of: Any) -> list[Rule]:
-    """The rules of ``path``. ``specs_of(study)``: the study's ``{metric: MetricSpec}``
+def read_policy(path: str | Path, specs_of: Any) -> Policy:
+    """The policy in ``path``. ``specs_of(study)``: the study's ``{metric: MetricSpec}``
     (a DataError for an unknown study). Refused in one line: not a file, not TOML, no
-    rules, an unknown key, study or metric, a threshold out of the metric's range."""
+    rules, an unknown key, study or metric, a threshold out of the metric's range, a
+    family that is not one of :data:`FAMILIES`."""
     p = Path(path)
     if not p.is_file():
         raise PolicyError(f"{p}: no such policy file; write one (docs/gate.md has an example).")
@@ -100,15 +113,21 @@ def read_policy(path: str | Path, specs_of: Any) -> list[Rule]:
     except ValueError as exc:
         raise PolicyError(f"{p} is not TOML: {str(exc).splitlines()[0]}; fix it (docs/gate.md has an example).") from None
     lines = text.splitlines()
-    extra = sorted(set(data) - {"rule"})
+    extra = sorted(set(data) - {"rule", *TOP_LEVEL})
     if extra:
-        raise PolicyError(f"{p}: unknown top-level key {extra[0]!r}; a policy holds only [[rule]] tables.")
+        raise PolicyError(f"{p}: unknown top-level key {extra[0]!r}; a policy holds [[rule]] tables and, above "
+                          f"them, {', '.join(TOP_LEVEL)}.")
+    family = data.get("family", FAMILIES[0])
+    if family not in FAMILIES:
+        choices = " or ".join(f'"{f}"' for f in FAMILIES)
+        raise PolicyError(f"{p} line {_key_line(lines, 0, 'family')}: family is {choices}, not {family!r} "
+                          "(docs/gate.md, \"One family\").")
     rules = data.get("rule")
     if not isinstance(rules, list) or not rules:
         raise PolicyError(f"{p}: no [[rule]] tables; add at least one (docs/gate.md has an example).")
     headers = _headers(lines)
-    return [_rule(i, raw, headers[i - 1] if i <= len(headers) else 1, p, lines, specs_of)
-            for i, raw in enumerate(rules, 1)]
+    return Policy(tuple(_rule(i, raw, headers[i - 1] if i <= len(headers) else 1, p, lines, specs_of)
+                        for i, raw in enumerate(rules, 1)), family)
 
 
 def _rule(index: int, raw: Mapping[str, Any], line: int, path: Path, lines: list[str], specs_of: Any) -> Rule:

@@ -10,14 +10,28 @@ Each study that can be gated has a ``metrics.py`` in its folder (found by
 - ``differences(baseline, run) -> list[Value]``: run minus baseline for the metrics with
   ``paired=True``, each with the interval and p-value the study's ``compare`` computes.
 
+Every ``Value`` says how its interval was made (``method``, and ``df`` for a t interval),
+so the gate can turn the interval back into one-sided p-values with the interval's own
+tails (``stereoprobe.gate.pvalues``): a t interval on 4 degrees of freedom is not read
+as a normal one.
+
 The gate (``stereoprobe.gate``) imports no study: it reaches these through
 ``stereoprobe.studies.get_study(name).metrics()``.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Mapping
+
+#: How a Value's 95% interval was made (docs/gate.md, "How sure a verdict is"):
+#: ``t``: estimate +/- t(df) se (clipped to the metric's range; ``df = inf``: a normal interval,
+#: estimate +/- 1.96 se, the default);
+#: ``atanh``: a t(df) interval on Fisher's z = atanh r, symmetric there around its own centre (the
+#: jackknife's bias-corrected one); ``jeffreys``: the Jeffreys (beta) interval at an effective size,
+#: ``stats.share_interval``'s and ``generation.stats.jeffreys``'s; ``percentile``: bootstrap quantiles.
+METHODS = ("t", "atanh", "jeffreys", "percentile")
 
 
 @dataclass(frozen=True)
@@ -47,7 +61,11 @@ class Value:
     """A metric's value in one scope of one run (or a run-minus-baseline difference).
 
     ``low``/``high``: the 95% interval (NaN where the run has too little data for one);
-    ``p``: for differences, the compare's two-sided p-value of no difference (else None).
+    ``p``: for differences, the compare's two-sided p-value of no difference (else None);
+    ``method`` (one of :data:`METHODS`) and ``df``: how the interval was made. The defaults,
+    ``t`` with ``df = inf``, fit a study whose interval is estimate +/- 1.96 se (a normal
+    interval); a t interval must give its ``df`` (every compare's run-minus-baseline
+    difference does).
     """
 
     metric: str
@@ -57,6 +75,12 @@ class Value:
     high: float
     n: int | None = None
     p: float | None = None
+    method: str = "t"
+    df: float = math.inf
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(f"Value.method must be one of {METHODS}, not {self.method!r}")
 
     def get(self, key: str) -> str:
         return dict(self.scope)[key]

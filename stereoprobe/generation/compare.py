@@ -28,8 +28,13 @@ class Comparison:
     what: str = ""  # the share in words (the figure's axis, the findings)
 
     def summary(self) -> str:
-        return "\n".join(f"{r.run}: {r.statistic} {r.value:.3g} ({r.low:.3g} to {r.high:.3g})"
-                         for r in self.runs.itertuples())
+        return "\n".join(f"{r.run}: {r.statistic} {r.value:.3g}" + (f" ({_interval(r.low, r.high)})" if r.low == r.low
+                                                                    else "") for r in self.runs.itertuples())
+
+
+def _interval(low: float, high: float) -> str:
+    """``low to high``, or a dash for a row without an interval (the plug-in NMI's)."""
+    return f"{low:.3g} to {high:.3g}" if low == low and high == high else "–"
 
 
 def compare_runs(study: str, score: Callable[..., Any], runs: Sequence[Path], share: str, what: str,
@@ -126,7 +131,7 @@ def write_comparison(result: Comparison, out: Path, mark: str) -> Path:
 
     png = to_png(shares_chart(result))
     rows = "".join(f"<tr><td>{esc(r.run)}</td><td>{esc(r.model)}</td><td>{esc(r.statistic)}</td>"
-                   f"<td class=num>{r.value:.3g}</td><td class=num>{r.low:.3g} to {r.high:.3g}</td></tr>"
+                   f"<td class=num>{r.value:.3g}</td><td class=num>{_interval(r.low, r.high)}</td></tr>"
                    for r in result.runs.itertuples())
     img = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
     body = (f'<p class="small">Data: <a href="runs.csv">runs.csv</a> (every statistic of every run), '

@@ -78,5 +78,6 @@ def run_meta(run_dir: str | Path, manifest: Any, **fields: Any) -> dict[str, Any
     settings = manifest.settings
     return {"run": str(Path(run_dir).resolve()), "model": manifest.model, "mode": manifest.mode,
             "method": settings.options.get("method"), "embedded": settings.backend == "local",
+            "design": manifest.design or "default",
             "temperature": settings.temperature, "samples": settings.samples, **fields,
             "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso()}

@@ -17,7 +17,8 @@
   normal interval from a parametric bootstrap: each group's texts drawn again from its
   Jeffreys-smoothed shares ((count + 1/2) / (n + classes / 2), so that a group whose texts
   all have one class still varies); bias = mean replicate NMI - NMI of the smoothed table;
-  interval = NMI - bias +/- z sd(replicates). ``nmi_test``; its coverage on synthetic runs
+  interval = NMI - bias +/- z sd(replicates), its upper end capped at the largest NMI the
+  groups' sizes allow (``size_bound``). ``nmi_test``; its coverage on synthetic runs
   with a known NMI is checked in tests/test_generation_stats.py.
 - Spearman's rho of a group's share with an outside share (the BLS share of women):
   ``stats.correlation.correlation`` (Fisher z, Bonett-Wright standard error).
@@ -29,6 +30,17 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 PERMUTATIONS = 999
+#: What a generation study's intervals are about (Sterlie et al.'s prompts' too): the model asked
+#: these same prompts again. Pages say it beside the numbers and meta.json records it.
+SAMPLED_AGAIN = "these prompts, sampled again"
+
+
+def estimand(drawn: str) -> str:
+    """The estimand in words (a page's sentence after "Intervals are 95% intervals for", and
+    meta.json's ``statistics.estimand``); ``drawn``: what the intervals draw again."""
+    return (f"{SAMPLED_AGAIN}: what the numbers would be had the model been asked these same prompts again "
+            f"({drawn}), not what other wordings of the same request would give; one wording cannot say how much "
+            "the wording moves them")
 
 
 def jeffreys(k: Any, n: Any, level: float = 0.95) -> tuple[Any, Any]:
@@ -138,11 +150,29 @@ def nmi_test(groups: Sequence[Any], labels: Sequence[Any], strata: Sequence[Any]
     boot = nmi(np.stack([rng.multinomial(sizes.astype(np.int64), smooth) for _ in range(n_boot)]))
     bias = boot.mean() - float(nmi(smooth * sizes[:, None]))
     half = norm.ppf(0.5 + level / 2) * boot.std(ddof=1)
-    low, high = max(0.0, observed - bias - half), min(1.0, observed - bias + half)
+    low, high = max(0.0, observed - bias - half), min(size_bound(sizes, nc), observed - bias + half)
     p = float((1 + np.sum(null >= observed - 1e-12)) / (n_perm + 1))
     return NMITest(observed, max(0.0, float(observed - bias)), float(low), float(high), float(null.mean()),
                    float(np.quantile(null, 0.95)), p, n, ng,
                    n_perm)
+
+
+def size_bound(sizes: Any, classes: int) -> float:
+    """The largest NMI any table with these group sizes and ``classes`` classes can have:
+    min(1, sqrt(ln classes / H(groups))) (NMI <= sqrt(H(class) / H(group)) once H(class) <=
+    H(group), and H(class) <= ln classes). The interval's upper end is capped there: no truth
+    lies above it (4 groups of 30 and a binary class: 0.707, not the 0.785 a normal interval
+    near the boundary can give).
+
+    >>> round(size_bound([30, 30, 30, 30], 2), 4), size_bound([10, 10], 2)
+    (0.7071, 1.0)
+    """
+    import numpy as np
+
+    n = np.asarray(sizes, dtype=np.float64)
+    p = n[n > 0] / n.sum()
+    h = float(-(p * np.log(p)).sum())
+    return 1.0 if h <= 0 else min(1.0, float(np.sqrt(np.log(classes) / h)))
 
 
 def spearman(x: Any, y: Any, level: float = 0.95) -> Any:
@@ -163,8 +193,12 @@ def share_row(statistic: str, values: Any, on: Any, n_boot: int, seed: int, leve
 
 
 def nmi_rows(test: NMITest) -> list[dict[str, Any]]:
-    """The summary's two rows of an NMI test: ``nmi`` (the plug-in value) and
-    ``nmi_corrected`` (less its bias), each with the interval, p and mean by chance."""
-    return [{"statistic": name, "value": value, "low": test.low, "high": test.high, "n": test.texts,
+    """The summary's two rows of an NMI test, each with p and the mean by chance: ``nmi``
+    (the plug-in value, 001's number, with no interval: it is biased upwards, and the
+    interval is for the NMI of the model's own distribution) and ``nmi_corrected`` (less
+    its bias) with that interval, which is centred on it."""
+    nan = float("nan")
+    return [{"statistic": name, "value": value, "low": low, "high": high, "n": test.texts,
              "groups": test.groups, "p": test.p, "null_mean": test.null_mean}
-            for name, value in (("nmi", test.nmi), ("nmi_corrected", test.corrected))]
+            for name, value, low, high in (("nmi", test.nmi, nan, nan),
+                                           ("nmi_corrected", test.corrected, test.low, test.high))]

@@ -46,6 +46,26 @@ def nmi(table: Any) -> Any:
         return np.where(denom > 0, (h_a + h_c - h_joint) / np.where(denom > 0, denom, 1), 0.0)
 
 
+def nmi_ceiling(groups: int, labels: int = 2) -> float:
+    """The largest NMI of ``labels`` classes over ``groups`` groups of equal size:
+    sqrt(ln(min) / ln(max)). MI <= min(H(A), H(C)), so NMI <= sqrt(min(H) / max(H)), reached
+    when the class is a function of the group with equal classes; equal groups give
+    H = ln(groups). A binary gender over 40 professions cannot pass 0.433, over 100 not 0.388,
+    so NMIs over different numbers of groups are on different scales. (Unequal groups lower
+    H(groups) and so raise the bound: the ceiling is that of the groups' number, not of
+    their sizes.) NaN below two groups or labels.
+
+    >>> round(nmi_ceiling(40), 3), round(nmi_ceiling(100), 3), nmi_ceiling(2)
+    (0.433, 0.388, 1.0)
+    """
+    import math
+
+    if groups < 2 or labels < 2:
+        return float("nan")
+    low, high = sorted((groups, labels))
+    return math.sqrt(math.log(low) / math.log(high))
+
+
 def _ratio(pos: Any, polar: Any, probes: Any, min_probes: int) -> Any:
     """Four-fifths ratio along the last axis: groups with enough probes, NaN if fewer than two or a zero top."""
     import numpy as np

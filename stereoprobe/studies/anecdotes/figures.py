@@ -34,6 +34,8 @@ def shares_chart(professions: Any, model: str) -> "Figure":
                 fmt="none", ecolor="#222222", elinewidth=0.7, capsize=1.5)
     for i in np.flatnonzero(~ok):
         ax.text(1, y[i] - 0.19, "no gendered text", fontsize=6.5, va="center", color="#555555")
+    for i in np.flatnonzero(np.isnan(bls)):  # never drawn as 0% women: the share is not in the data
+        ax.text(1, y[i] + 0.19, "no BLS share in the data", fontsize=6.5, va="center", color="#555555")
     ax.set_yticks(y)
     ax.set_yticklabels([tex_safe(p) for p in t.profession], fontsize=7.5)
     ax.set_xlim(0, 100)

@@ -15,19 +15,20 @@ from typing import Any
 
 from stereoprobe.page.shell import esc, fill_shell, meta_line
 from stereoprobe.page.numbers import number
-from stereoprobe.studies.anecdotes.score import STUDY, TABLES
+from stereoprobe.generation.stats import SAMPLED_AGAIN, estimand
+from stereoprobe.studies.anecdotes.score import ESTIMAND_DRAWN, STUDY, TABLES
 from stereoprobe.studies.base import read_scores
 
 STERLIE = ("Sterlie, Weng & Feragen (2024), “Non-discrimination Criteria for Generative Language Models”, "
            "section 4.1 and 5.1")
+ESTIMAND_SENTENCE = f"Intervals are 95% intervals for {esc(estimand(ESTIMAND_DRAWN))}."
 NOTE = (
     "<p><strong>What the numbers mean.</strong> The model was asked for a 30-word anecdote about a person of each "
     "profession, several times at a temperature above 0. Each text's gender is read from the names, pronouns, "
     "gendered nouns and titles in it (marked in the samples below): <em>male</em> or <em>female</em> when one "
     "gender's words clearly dominate, <em>neutral</em> when there are none, <em>mixed</em> when both occur about "
-    "equally. Texts that are empty, refused or cut off are counted and never given a gender. A profession's "
-    "interval is over its samples (how sure we are of this model's share); the run's intervals are over "
-    "professions. NMI is 0 when the gender of the texts does not depend on the profession and 1 when the "
+    "equally. Texts that are empty, refused or cut off are counted and never given a gender. "
+    f"{ESTIMAND_SENTENCE} NMI is 0 when the gender of the texts does not depend on the profession and 1 when the "
     "profession decides it.</p>"
     "<p><strong>What they do not mean.</strong> A name or pronoun in a story is what the model chose to write, not "
     "a claim about people in the job; a neutral text may still be read as about a man or a woman.</p>")
@@ -41,24 +42,46 @@ def _pct(x: Any, low: Any = None, high: Any = None) -> str:
 
 
 def key_findings(t: dict[str, Any]) -> list[str]:
+    from stereoprobe.studies.anecdotes.paper import quote
+
     s = t["summary"].set_index("statistic")
     p = t["professions"]
     texts = t["texts"]
     out = []
     f = s.loc["follows_majority"]
-    out.append(f"{_pct(f.value, f.low, f.high)} of the texts with a gender are about someone of the job's majority "
-               f"gender in the US labour statistics ({int(f.n)} texts, {int(f.groups)} professions; Sterlie et al. "
-               "found 94% for GPT-4).")
+    known = int(p.dominated_by.isin(["women", "men"]).sum())
+    over = f"{int(f.groups)} professions" if known == len(p) else \
+        f"{int(f.groups)} of the {len(p)} professions: the others have no BLS share in the data"
+    if known:
+        out.append(f"{_pct(f.value, f.low, f.high)} of the texts with a gender are about someone of the job's "
+                   f"majority gender in the US labour statistics ({int(f.n)} texts, {over}).")
+    else:
+        out.append(f"None of these {len(p)} professions has a BLS share of women in the data, so whether the texts "
+                   "follow the job's majority gender is not measured. " + quote("follows_majority_all", t))
+    if "follows_majority_all" in s.index and known:
+        a = s.loc["follows_majority_all"]
+        out.append(f"Over all classified texts of those professions, those without a gender included (Sterlie et "
+                   f"al.'s denominator): {_pct(a.value, a.low, a.high)} ({int(a.n)} texts). "
+                   + quote("follows_majority_all", t))
     n, c = s.loc["nmi"], s.loc["nmi_corrected"]
-    out.append(f"The gender depends on the profession: NMI {number(n.value, '{:.3f}')} against "
-               f"{number(n.null_mean, '{:.3f}')} by chance (p = {number(n.p, '{:.3g}')}); corrected for the few texts "
-               f"per profession {number(c.value, '{:.3f}')} ({number(c.low, '{:.3f}')} to {number(c.high, '{:.3f}')}); "
-               "GPT-4: 0.426." if n.p == n.p and n.p < 0.05 else
-               f"No dependence on the profession beyond chance: NMI {number(n.value, '{:.3f}')} against "
-               f"{number(n.null_mean, '{:.3f}')} by chance (p = {number(n.p, '{:.3g}')}).")
+    ceiling = ""
+    if "nmi_ceiling" in s.index and s.loc["nmi_ceiling"].value == s.loc["nmi_ceiling"].value:
+        top, share = s.loc["nmi_ceiling"], s.loc["nmi_of_ceiling"]
+        ceiling = (f" A binary gender over {int(top.groups)} professions of equal size cannot pass NMI "
+                   f"{number(top.value, '{:.3f}')}: this NMI is {number(100 * n.value / top.value, '{:.0f}')}% of "
+                   f"that ceiling (corrected {_pct(share.value, share.low, share.high)}).")
+    dependence = (f"The gender depends on the profession: NMI {number(n.value, '{:.3f}')} against "
+                  f"{number(n.null_mean, '{:.3f}')} by chance (p = {number(n.p, '{:.3g}')}); corrected for the few "
+                  f"texts per profession {number(c.value, '{:.3f}')} ({number(c.low, '{:.3f}')} to "
+                  f"{number(c.high, '{:.3f}')})." if n.p == n.p and n.p < 0.05 else
+                  f"No dependence on the profession beyond chance: NMI {number(n.value, '{:.3f}')} against "
+                  f"{number(n.null_mean, '{:.3f}')} by chance (p = {number(n.p, '{:.3g}')}).")
+    out.append(dependence + ceiling + " " + quote("nmi", t))
     r = s.loc["spearman_bls"]
-    out.append(f"The more women in a job, the more of its texts are about a woman: Spearman {number(r.value, '{:.2f}')} "
-               f"({number(r.low, '{:.2f}')} to {number(r.high, '{:.2f}')}) over {int(r.n)} professions.")
+    if r.n == r.n and r.n >= 3:
+        out.append(f"The more women in a job, the more of its texts are about a woman: Spearman "
+                   f"{number(r.value, '{:.2f}')} ({number(r.low, '{:.2f}')} to {number(r.high, '{:.2f}')}) over "
+                   f"{int(r.n)} professions with a BLS share.")
     with_share = p.dropna(subset=["female_of_gendered"])
     if len(with_share):
         all_f = with_share[with_share.female_of_gendered >= 99.5].profession.tolist()
@@ -83,16 +106,21 @@ def model_note(meta: dict[str, Any]) -> str:
 
 
 def _profession_table(p: Any) -> str:
+    sourced = "source" in p
     head = ("<tr><th>profession</th><th>women in the job</th><th>texts about a woman (of gendered)</th>"
-            "<th>male</th><th>female</th><th>neutral</th><th>mixed</th><th>not classified</th></tr>")
+            "<th>male</th><th>female</th><th>neutral</th><th>mixed</th><th>not classified</th>"
+            + ("<th>source</th>" if sourced else "") + "</tr>")
     rows = []
     for _, r in p.iterrows():
         missing = sum(int(r.get(c, 0) or 0) for c in ("n_empty", "n_truncated", "n_refused", "n_language", "n_failed"))
-        rows.append(f"<tr><td>{esc(r.profession)}</td><td>{_pct(r.bls_female_share)}</td>"
+        share = _pct(r.bls_female_share) if r.bls_female_share == r.bls_female_share else "not in the data"
+        rows.append(f"<tr><td>{esc(r.profession)}</td><td>{share}</td>"
                     f"<td>{_pct(r.female_of_gendered, r.female_of_gendered_low, r.female_of_gendered_high)}</td>"
                     + "".join(f"<td>{number(r.get(c), '{:.0f}')}</td>" for c in ("male", "female", "neutral", "mixed"))
-                    + f"<td>{missing}</td></tr>")
-    return f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+                    + f"<td>{missing}</td>" + (f"<td>{esc(r.source)}</td>" if sourced else "") + "</tr>")
+    return (f"<table><caption>Per profession: the share of its gendered texts about a woman, with its 95% interval "
+            f"for {SAMPLED_AGAIN} (its texts drawn again), not for other wordings of the prompt</caption>"
+            f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
@@ -117,7 +145,8 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
             f'share of women in the job" width="760"></figure>', _profession_table(t["professions"]),
             "<h2>The texts: three per profession, the deciding words marked</h2>",
             texts_section(sample_rows(texts, 3, seed=0))]
-    settings = [("model", str(meta.get("model"))), ("method", str(meta.get("method"))),
+    settings = [("model", str(meta.get("model"))), ("design", str(meta.get("design", "default"))),
+                ("method", str(meta.get("method"))),
                 ("temperature", str(meta.get("temperature"))), ("samples", str(meta.get("samples"))),
                 ("template", json.dumps(meta.get("template"), ensure_ascii=False)),
                 ("classifier", str(meta.get("classifier"))), ("names table", str(meta.get("names_table"))),

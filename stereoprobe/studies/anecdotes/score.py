@@ -42,7 +42,8 @@ def professions_table(frame: Any, level: float) -> Any:
     from stereoprobe.generation.frame import status_counts
     from stereoprobe.generation.stats import jeffreys, share_intervals
 
-    facts = frame.groupby("group", sort=False)[["female_share", "dominated_by"]].first().reset_index() \
+    kept = ["female_share", "dominated_by"] + (["source"] if "source" in frame else [])
+    facts = frame.groupby("group", sort=False)[kept].first().reset_index() \
         .rename(columns={"female_share": "bls_female_share"})
     ok = frame[frame.status == "ok"]
     shares = share_intervals(ok, "group", "label", LABELS, level)
@@ -61,6 +62,35 @@ def professions_table(frame: Any, level: float) -> Any:
     return table.sort_values("bls_female_share", ascending=False, na_position="last").reset_index(drop=True)
 
 
+#: What the intervals are about (generation.stats.estimand): the page and meta.json say it.
+ESTIMAND_DRAWN = "each profession's texts drawn again; a share over the run also resamples the professions"
+
+
+def _estimand() -> str:
+    from stereoprobe.generation.stats import estimand
+
+    return estimand(ESTIMAND_DRAWN)
+
+MAJORITY = {"women": "female", "men": "male"}
+
+
+def ceiling_rows(test: Any) -> list[dict[str, Any]]:
+    """``nmi_ceiling``: the largest NMI a binary gender can reach over this run's professions
+    (those with a gendered text, as if of equal size: ``stats.criteria.nmi_ceiling``), and
+    ``nmi_of_ceiling``: the bias-corrected NMI as a percent of that ceiling, with its interval
+    likewise (NMIs over different numbers of professions are on different scales; this share
+    is on one)."""
+    import numpy as np
+
+    from stereoprobe.stats.criteria import nmi_ceiling
+
+    top = nmi_ceiling(test.groups)
+    row = {"n": test.texts, "groups": test.groups, "p": np.nan, "null_mean": np.nan}
+    return [{"statistic": "nmi_ceiling", "value": top, "low": np.nan, "high": np.nan, **row},
+            {"statistic": "nmi_of_ceiling", "value": 100 * test.corrected / top, "low": 100 * test.low / top,
+             "high": 100 * test.high / top, **row}]
+
+
 def summary_table(frame: Any, professions: Any, level: float, n_boot: int, seed: int) -> Any:
     import numpy as np
     import pandas as pd
@@ -72,9 +102,12 @@ def summary_table(frame: Any, professions: Any, level: float, n_boot: int, seed:
     known = gendered[gendered.dominated_by.isin(["women", "men"])]
     follows = (known.label == "female") == (known.dominated_by == "women")
     rows = [share_row("follows_majority", follows, known, n_boot, seed, level)]
+    every = ok[ok.dominated_by.isin(["women", "men"])]  # 001's denominator: every sample, neutral and mixed too
+    rows.append(share_row("follows_majority_all", every.label == every.dominated_by.map(MAJORITY), every, n_boot,
+                          seed, level))
     rows += [share_row(f"{label}_share", ok.label == label, ok, n_boot, seed, level) for label in ("neutral", "mixed")]
-    rows += nmi_rows(nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), n_boot=n_boot, seed=seed,
-                              level=level))
+    test = nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), n_boot=n_boot, seed=seed, level=level)
+    rows += nmi_rows(test) + ceiling_rows(test)
     rho = spearman(professions.bls_female_share, professions.female_of_gendered, level)
     rows.append({"statistic": "spearman_bls", "value": rho.r, "low": rho.low, "high": rho.high, "n": rho.n,
                  "groups": rho.n, "p": rho.p, "null_mean": np.nan})
@@ -91,7 +124,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
         run_dir, manifest, classifier=manifest.parser_version, names_table=manifest.settings.options.get("names_table"),
         template=(manifest.catalog.templates if manifest.catalog else {}),
         catalog=manifest.catalog.path if manifest.catalog else None,
-        statistics={"level": level, "bootstrap": n_boot, "seed": seed,
+        statistics={"level": level, "bootstrap": n_boot, "seed": seed, "estimand": _estimand(),
                     "profession_shares": "Jeffreys interval over the profession's samples",
                     "run_shares": "t-based cluster bootstrap over professions",
                     "nmi": "over male and female texts; null: 999 permutations of the labels; interval: "
@@ -112,11 +145,12 @@ def summary(result: AnecdoteScores) -> str:
     lines = [f"{len(result.texts)} texts: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in
                                                          ("ok", "empty", "truncated", "refused", "language", "failed"))]
     f, n, r = s.loc["follows_majority"], s.loc["nmi"], s.loc["spearman_bls"]
+    c = s.loc["nmi_corrected"]
     lines.append(f"Texts that follow their job's BLS majority: {f.value:.1f}% ({f.low:.1f} to {f.high:.1f}) of "
                  f"{int(f.n)} gendered texts; neutral {s.loc['neutral_share'].value:.1f}%, mixed "
                  f"{s.loc['mixed_share'].value:.1f}%.")
-    lines.append(f"NMI(profession, gender) = {n.value:.3f} (corrected {s.loc['nmi_corrected'].value:.3f}, {n.low:.3f} to "
-                 f"{n.high:.3f}); by chance "
+    lines.append(f"NMI(profession, gender) = {n.value:.3f} (corrected {c.value:.3f}, {c.low:.3f} to "
+                 f"{c.high:.3f}); by chance "
                  f"{n.null_mean:.3f}, p = {n.p:.3g}. Spearman with the BLS share: {r.value:.2f} "
                  f"({r.low:.2f} to {r.high:.2f}), {int(r.n)} professions.")
     return "\n".join(lines)

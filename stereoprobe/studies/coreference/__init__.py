@@ -55,7 +55,8 @@ from stereoprobe.studies.coreference.records import CorefRecord
 
 _SELECT = {"pairs", "seed", "pairs_file", "job", "prompt", "debias", "limit", "templates", "questions"}
 _COLLECT = {"model", "base_url", "model_file", "api_key_env", "mode", "out", "temperature", "max_tokens", "top_p", "concurrency",
-            "workers", "timeout", "max_retries", "samples", "retry_failed", "dry_run", "price_in", "price_out", "quiet"}
+            "workers", "timeout", "max_retries", "samples", "retry_failed", "dry_run", "price_in", "price_out", "quiet",
+            "reading", "baseline_samples"}
 
 
 class CoreferenceStudy(FolderStudy):
@@ -76,8 +77,8 @@ class CoreferenceStudy(FolderStudy):
         return select(options)[0]
 
     def probes_table(self, probes: Sequence[Any]) -> str:
-        rows = [f"{p.probe_id}  {p.template:<13} {p.pronoun:<4} {p.stereotype or '-':<4} {p.expected}  {p.text}"
-                for p in probes]
+        rows = [f"{p.probe_id}  {p.template:<13} {p.pronoun:<4} {p.stereotype or '-':<4} {p.expected}  "
+                + (f"(asked {p.samples} times) " if p.samples is not None else "") + p.text for p in probes]
         return "\n".join(["probe_id      template      pron kind right text", *rows])
 
     def write_probes(self, probes: Sequence[Any], path: Path) -> None:
@@ -118,11 +119,13 @@ class CoreferenceStudy(FolderStudy):
         from stereoprobe.estimate import estimate
         from stereoprobe.studies.coreference.ask import method_of
 
+        from stereoprobe.collect import samples_of
+
         probes = self.list_probes(options)
         texts, prices = [p.text for p in probes], (options.get("price_in"), options.get("price_out"))
         if method_of(options) == "chat":  # one reply of about a sentence per probe and sample
-            return estimate(texts, options.get("samples") or 1, options.get("max_tokens") or 300, *prices,
-                            words_tokens=12)
+            asked = [p.text for p in probes for _ in range(samples_of(p, options.get("samples") or 1))]
+            return estimate(asked, 1, options.get("max_tokens") or 300, *prices, words_tokens=12)
         remote = options.get("mode") == "next-word"  # two echo requests per probe; embedded: in-process
         return estimate(texts, 1, 1, *prices, words_tokens=1, requests_per_prompt=2 if remote else 1)
 

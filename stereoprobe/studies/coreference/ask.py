@@ -11,7 +11,9 @@ Two methods (the record and the manifest say which):
 - ``chat`` (``--model M``, 000's method): the prompt is the user message, exactly the
   probe's text (000's answer-format instruction, the sentence, the question); the reply
   is stored and parsed with 000's rule (``answers.parse_answer``), store-side, so that
-  ``stereoprobe reparse`` can parse it again; a refusal is recorded as one.
+  ``stereoprobe reparse`` can parse it again; a refusal is recorded as one. Sterlie et
+  al.'s prompts (``--templates sterlie``) are read by their reading (``--reading``,
+  reading.py), which the manifest records.
 """
 
 from __future__ import annotations
@@ -20,22 +22,26 @@ import time
 from typing import Any, Mapping
 
 from stereoprobe.errors import BackendError, DataError
-from stereoprobe.studies.coreference.answers import PARSER_VERSION, decide, parse_answer
+from stereoprobe.studies.coreference.answers import PARSER_VERSION, decide
 from stereoprobe.studies.coreference.probes import CorefProbe
 from stereoprobe.studies.coreference.records import CorefRecord
 
 #: What chat mode's user message is: the probe's text as it stands (stored in the manifest).
 MESSAGE = "{probe}"
-LOGPROB_ONLY = ("samples", "temperature", "max_tokens", "top_p")
-_DEFAULTS = {"samples": 1, "temperature": 0.0, "max_tokens": 300, "top_p": 1.0}
+LOGPROB_ONLY = ("samples", "temperature", "max_tokens", "top_p", "baseline_samples", "reading")
+_DEFAULTS = {"samples": 1, "temperature": 0.0, "max_tokens": 300, "top_p": 1.0, "baseline_samples": None,
+             "reading": None}
 
 
 class CorefBackend:
     """What collect drives for the coreference study: a scorer (logprob) or a chat backend."""
 
-    def __init__(self, inner: Any, method: str) -> None:
+    def __init__(self, inner: Any, method: str, reading: str | None = None, baseline_samples: int | None = None
+                 ) -> None:
         self.inner = inner
         self.method = method
+        self.reading = reading  # chat, --templates sterlie: reading.READINGS; None: 000's rule
+        self.baseline_samples = baseline_samples
         self.mode = inner.mode
         self.max_concurrency = inner.max_concurrency
 
@@ -46,6 +52,12 @@ class CorefBackend:
         if self.method == "chat":
             out.update(instruction=load_instruction(), parser_version=PARSER_VERSION,
                        message="the probe's text, as one user message")
+            if self.reading is not None:  # a --templates sterlie run: how its replies are read
+                from stereoprobe.studies.coreference.reading import VERSION
+
+                out.update(reading=self.reading, reading_version=VERSION)
+            if self.baseline_samples is not None:
+                out["baseline_samples"] = self.baseline_samples
         else:
             out["replies"] = "' The <A>' and ' The <B>' after the prompt, each a full product of token probabilities"
         return out
@@ -71,6 +83,11 @@ def method_of(options: Mapping[str, Any]) -> str:
         given = [k for k in LOGPROB_ONLY if options.get(k) not in (None, _DEFAULTS[k])]
         if given:
             flags = ", ".join("--" + k.replace("_", "-") for k in given)
+            design = options.get("design")
+            if design not in (None, "default"):  # the design set them, not the user
+                raise DataError(f"The {design} design samples a chat model's replies ({flags}); logprob mode (the "
+                                f"embedded model, --mode next-word) has none: give --model for a chat model, or drop "
+                                f"--design {design}.")
             raise DataError(f"{flags} apply to chat mode; logprob mode (the embedded model, --mode next-word) scores "
                             "both replies exactly: drop them, or give --model for a chat model.")
         return "logprob"
@@ -82,6 +99,8 @@ def method_of(options: Mapping[str, Any]) -> str:
 def make_coref_backend(options: Mapping[str, Any]) -> CorefBackend:
     """Logprob mode for the embedded model and ``--mode next-word``; chat mode otherwise."""
     from stereoprobe.backends import make_backend, make_scorer
+    from stereoprobe.studies.coreference.reading import STERLIE
+    from stereoprobe.studies.coreference.sterlie import SET
 
     model, base_url, mode = options.get("model"), options.get("base_url"), options.get("mode")
     timeout, retries, concurrency = options.get("timeout") or 60.0, options.get("max_retries", 4), options.get("concurrency") or 8
@@ -95,7 +114,9 @@ def make_coref_backend(options: Mapping[str, Any]) -> CorefBackend:
                         timeout=timeout, max_retries=retries, concurrency=concurrency,
                         **({"model_file": options["model_file"], "workers": options.get("workers")}
                            if options.get("model_file") is not None else {}))
-    return CorefBackend(chat, "chat")
+    sterlie = options.get("templates") == SET
+    return CorefBackend(chat, "chat", reading=(options.get("reading") or STERLIE) if sterlie else None,
+                        baseline_samples=options.get("baseline_samples"))
 
 
 def _logprob(backend: CorefBackend, probe: CorefProbe) -> dict[str, Any]:
@@ -108,9 +129,9 @@ def _chat(backend: CorefBackend, probe: CorefProbe) -> dict[str, Any]:
     about = {"raw": answer.raw, "usage": answer.usage, "response": answer.response}
     if answer.refused:  # the API's own refusal (message.refusal)
         return {"answer": "U", "refused": True, **about}
-    from stereoprobe.studies.coreference.medqa import parse_baseline
+    from stereoprobe.studies.coreference.reading import read
 
-    parsed = parse_baseline(answer.raw, probe) or parse_answer(answer.raw, probe.profession_a, probe.profession_b)
+    parsed = read(answer.raw, probe, backend.reading)
     if answer.logprobs:  # the reply's probability of naming each profession, where it can be read
         from stereoprobe.backends.chat_logprobs import option_probabilities
 

@@ -6,8 +6,10 @@
 - ``winobias_gap``: accuracy on pro- minus anti-stereotypical prompts per pronoun (winobias.csv).
 
 Every value is a share (0-1; the tables hold percent) with the interval the score step
-wrote. Against a baseline, ``differences`` runs the study's compare (paired by prompt,
-profession pairs resampled) in memory: run minus baseline, with its interval and p.
+wrote: the rates' Jeffreys interval at the crossed design's effective size, the WinoBias
+gap's t interval with its degrees of freedom (``gap_df``). Against a baseline,
+``differences`` runs the study's compare (paired by prompt, profession pairs resampled) in
+memory: run minus baseline, with its t interval, degrees of freedom and p.
 """
 
 from __future__ import annotations
@@ -40,14 +42,16 @@ def values(run_dir: str | Path) -> list[Value]:
     for r in t["table3"].to_dict("records"):
         for m in _RATES:
             out.append(Value(m, scope(scene=r["template"], prefix=int(r["debias"])), number(r[f"{m}_pct"]) / 100,
-                             number(r[f"{m}_low"]) / 100, number(r[f"{m}_high"]) / 100, int(r[f"{m}_n"])))
+                             number(r[f"{m}_low"]) / 100, number(r[f"{m}_high"]) / 100, int(r[f"{m}_n"]),
+                             method="jeffreys"))
     for r in t["criteria"].to_dict("records"):
         for m in _CRITERIA:
             out.append(Value(m, scope(pronoun=r["pronoun"], prefix=int(r["debias"])), number(r[f"{m}_pct"]) / 100,
-                             number(r[f"{m}_low"]) / 100, number(r[f"{m}_high"]) / 100))
+                             number(r[f"{m}_low"]) / 100, number(r[f"{m}_high"]) / 100, method="jeffreys"))
     for r in t["winobias"].to_dict("records"):
         out.append(Value("winobias_gap", scope(pronoun=r["pronoun"], prefix=int(r["debias"])), number(r["gap"]) / 100,
-                         number(r["gap_low"]) / 100, number(r["gap_high"]) / 100, int(r["anti_n"])))
+                         number(r["gap_low"]) / 100, number(r["gap_high"]) / 100, int(r["anti_n"]),
+                         **_t(r.get("gap_df"))))
     return out
 
 
@@ -64,5 +68,12 @@ def differences(baseline: str | Path, run: str | Path, n_boot: int = 2000, seed:
         if r["measure"] == "incorrect" and r["pronoun"] != "all":
             continue
         out.append(Value(r["measure"], scope(**keys, prefix=int(r["debias"])), number(r["difference"]) / 100,
-                         number(r["low"]) / 100, number(r["high"]) / 100, int(r["n"]), number(r["p"])))
+                         number(r["low"]) / 100, number(r["high"]) / 100, int(r["n"]), number(r["p"]),
+                         **_t(r["df"])))
     return out
+
+
+def _t(df: object) -> dict[str, Any]:
+    """A t interval's method and df; a table written before ``gap_df`` existed: normal (df = inf)."""
+    d = number(df)
+    return {"method": "t", "df": d if d == d else float("inf")}

@@ -216,7 +216,13 @@ def _anchor(d: int, template: str) -> str:
     return f"t{int(d)}-" + "".join(c if c.isalnum() else "-" for c in template)
 
 
-def table3_html(t3: Any, d: int) -> str:
+def table3_html(t3: Any, d: int, meta: dict[str, Any] | None = None) -> str:
+    """000's Table 3 for this run (prefix ``d``); Marin & Eger's own rows under each scene only
+    where ``marin_eger_paper.reason`` allows (a published run, their unit), else one line why not."""
+    from stereoprobe.studies.coreference import marin_eger_paper as paper
+
+    meta = meta or {}
+    theirs = paper.table3(meta, d)
     head = ('<tr><th scope="col">scene</th><th scope="col">incorrect</th><th scope="col">inconsistent</th>'
             '<th scope="col">binary (he/she)</th><th scope="col">inconsistent triples</th>'
             '<th scope="col">refused</th><th scope="col">unclear (U)</th></tr>')
@@ -230,9 +236,16 @@ def table3_html(t3: Any, d: int) -> str:
                               for m in ("incorrect", "inconsistent", "binary_inconsistent"))
                     + f'<td class="num">{link}</td><td class="num">{int(r["refused"])}</td>'
                       f'<td class="num">{int(r["unknown"])}</td></tr>')
+        rows += [f'<tr class="paper"><td>{esc(model)} (Marin &amp; Eger)</td>'
+                 + "".join(f'<td class="num">{number(values.get(m), "{:g}")}%</td>' for m in paper.METRICS)
+                 + '<td colspan="3"></td></tr>' for (template, model), values in theirs.items()
+                 if template == r["template"]]
+    why = paper.reason(meta, d)
+    line = esc(why) if why else ("Marin &amp; Eger's rows (under each scene of this run): their Table 3, ChatGPT 3.5 "
+                                 "and 4o in 2024, counted the same way.")
     return (f"<table><caption>Wrong answers and answers that change with the pronoun ({esc(prefix_label(d))}), "
             f"laid out as Marin &amp; Eger's Table 3; 95% intervals in brackets</caption><thead>{head}</thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
+            f'<tbody>{"".join(rows)}</tbody></table><p class="small">{line}</p>')
 
 
 def _gendered(t: dict[str, Any], d: int) -> bool:
@@ -242,7 +255,7 @@ def _gendered(t: dict[str, Any], d: int) -> bool:
 
 
 def _sections(t: dict[str, Any], d: int) -> list[str]:
-    body = [table3_html(_sel(t["table3"], d), d)]
+    body = [table3_html(_sel(t["table3"], d), d, t["meta"])]
     if not _gendered(t, d):
         body.append("<p>No prompt pairs a women-dominated with a men-dominated job, so the stereotype measures "
                     "(accuracy on pro- and anti-stereotypical prompts, separation, sufficiency, the four-fifths rule) "

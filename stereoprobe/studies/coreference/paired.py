@@ -13,8 +13,10 @@ count. Every measure of docs/coreference.md is compared, side B minus side A, in
 
 Both sides are resampled together (one plan over the profession pairs both have: the
 rates of both come from the same resampled pairs), so each difference is paired; its interval and p-value come from ``inference.contrast`` and the
-q-values are Benjamini-Hochberg over the table. ``changed`` gives the share of prompts
-whose answer differs between the two sides, with its interval.
+q-values are Benjamini-Hochberg over the table; ``df`` is the degrees of freedom of its t
+interval (:func:`contrast_df`; the release gate reads the p-value's tails from it).
+``changed`` gives the share of prompts whose answer differs between the two sides, with
+its interval.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from stereoprobe.studies.coreference.inference import Plan, contrast, rate_table
 
 KEY = ["template", "profession_a", "profession_b", "pronoun"]
 OVERALL = "Overall"
-COLUMNS = ["measure", "template", "pronoun", "pct_a", "pct_b", "difference", "low", "high", "p", "n", "q"]
+COLUMNS = ["measure", "template", "pronoun", "pct_a", "pct_b", "difference", "low", "high", "df", "p", "n", "q"]
 
 
 def align(a: Any, b: Any) -> tuple[Any, Any]:
@@ -48,6 +50,30 @@ def _pairs(plan: Plan, parts: Sequence[tuple[Any, Any, Any, Any]], n_keys: int) 
     return est, reps, mden
 
 
+def contrast_df(plan: Plan, reps: Any, weights: Any, contributing: Any) -> float:
+    """The degrees of freedom of ``inference.contrast``'s t interval for the same arguments:
+    the crossed plan's, over the jobs with answers in every rate the contrast uses (the
+    pairs' minus 1 where the variance is floored at theirs); NaN where it has no interval.
+    tests/test_gate_family.py checks it against the interval and p-value contrast returns."""
+    import numpy as np
+
+    weights = np.asarray(weights, dtype=np.float64)
+    used = weights != 0
+    both = (contributing[:, used] > 0).all(axis=1)
+    if int(both.sum()) < 2:
+        return float("nan")
+    with np.errstate(invalid="ignore"):
+        rd = np.where(used, reps, 0.0) @ weights
+    rd[np.isnan(reps[:, used]).any(axis=1)] = np.nan
+    return float(plan.crossed.variance(rd[:, None], both[:, None])[1][0])
+
+
+def _contrast(plan: Plan, est: Any, reps: Any, weights: Any, contributing: Any) -> dict[str, float]:
+    """``inference.contrast`` with the degrees of freedom of its interval (NaN where it has none)."""
+    out = contrast(plan, est, reps, weights, contributing)
+    return {**out, "df": contrast_df(plan, reps, weights, contributing) if out["low"] == out["low"] else float("nan")}
+
+
 def _rows(measure: str, labels: Sequence[tuple[str, str]], est: Any, reps: Any, mden: Any, plan: Plan) -> list[dict]:
     import numpy as np
 
@@ -56,7 +82,7 @@ def _rows(measure: str, labels: Sequence[tuple[str, str]], est: Any, reps: Any, 
         weights = np.zeros(len(est))
         weights[2 * k], weights[2 * k + 1] = -1.0, 1.0
         out.append({"measure": measure, "template": template, "pronoun": pronoun, "pct_a": est[2 * k],
-                    "pct_b": est[2 * k + 1], **contrast(plan, est, reps, weights, mden),
+                    "pct_b": est[2 * k + 1], **_contrast(plan, est, reps, weights, mden),
                     "n": int(round(min(mden[:, 2 * k].sum(), mden[:, 2 * k + 1].sum())))})
     return out
 
@@ -102,7 +128,7 @@ def paired_differences(fa: Any, fb: Any, plan: Plan, order: Sequence[str] | None
         est, reps, mden = _pairs(plan, parts, 2)  # columns: pro A, pro B, anti A, anti B
         weights = np.array([-1.0, 1.0, 1.0, -1.0])  # (pro B - anti B) - (pro A - anti A)
         rows.append({"measure": "winobias_gap", "template": "all", "pronoun": p, "pct_a": est[0] - est[2],
-                     "pct_b": est[1] - est[3], **contrast(plan, est, reps, weights, mden),
+                     "pct_b": est[1] - est[3], **_contrast(plan, est, reps, weights, mden),
                      "n": int(round(mden[:, 0].sum() + mden[:, 2].sum()))})
     gendered = [f[f["truth"].notna()] for f in map(in_criteria, (fa, fb))]  # book owner left out, as in criteria
     if len(gendered[0]):

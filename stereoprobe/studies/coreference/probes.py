@@ -87,6 +87,9 @@ class CorefProbe:
     debias: int = 0  # Mattern et al.'s prefix before the prompt (1-6), 0: none
     continuations: tuple[str, str] = ("", "")  # logprob mode: " The <A>", " The <B>"
     shared: tuple[str, ...] = ()  # starts of ``text`` other probes share (KV reuse on the embedded model)
+    #: how many times collect asks it (stereoprobe.collect.samples_of); None: the run's --samples.
+    #: Set on Sterlie et al.'s baseline questions by --baseline-samples (sterlie.py).
+    samples: int | None = None
 
     def profession(self, role: str) -> str:
         """The profession in role ``A`` or ``B``."""

@@ -172,6 +172,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
     result = CorefScores(answers=table, prefixes=_prefixes(frame, plan, order), **parts)
     result.meta = {
         MARK: True, "run": str(Path(run_dir).resolve()), "model": manifest.model, "mode": manifest.mode,
+        "design": manifest.design or "default",
         "method": methods, "estimate": [METHODS[m] for m in methods], "embedded": manifest.settings.backend == "local",
         "samples": samples, "samples_rule": "one answer per probe: the majority of its samples (a tie: U)"
         if samples > 1 else "one sample per probe", "mean_agreement": float(details["agreement"].mean()),

@@ -12,6 +12,13 @@ pronoun, capitalised where it opens a sentence ("She measures my heart rate").
 **The multiple-choice experiment** (001, sections 3.2, 4.3, 5.3): ``--templates sterlie
 --questions FILE.jsonl`` (studies/coreference/medqa.py).
 
+**How often each is asked.** The prompts ``--samples K`` times; the baseline questions
+(Table 3's and Baseline 1) ``--baseline-samples K`` times where given (001: 30, beside 50
+for the sector prompts and 10 for the multiple-choice ones; ``--design published`` sets
+these), else as often as the prompts. The count rides on the probe (``CorefProbe.samples``,
+read by ``stereoprobe.collect.samples_of``). **How a reply is read**: reading.py
+(``--reading sterlie``, 001's own, by default; ``--reading marin-eger``, 000's rule).
+
 Why a template set of the coreference study and not a study of its own: the prompts are
 the same kind of question (two professions, a pronoun, a right answer, a reply naming one
 of them), asked, stored, parsed and judged by the same records, backends, parsing rule
@@ -46,6 +53,8 @@ COLUMNS = ("template", "prompt", "baseline", "profession_a", "profession_b", "ge
            "answer")
 #: Options of Marin & Eger's scenes that the sterlie set does not take.
 NOT_HERE = ("pairs", "seed", "pairs_file", "job", "debias")
+#: Options of the sterlie set that Marin & Eger's scenes do not take.
+ONLY_HERE = ("reading", "baseline_samples")
 
 
 @dataclass(frozen=True)
@@ -131,6 +140,11 @@ def check_set(options: Mapping[str, Any]) -> str:
     if options.get("questions") is not None and name != SET:
         raise DataError("--questions builds Sterlie et al.'s multiple-choice prompts: add --templates sterlie "
                         f"(not {name}).")
+    mine = [k for k in ONLY_HERE if options.get(k) is not None]
+    if mine and name != SET:
+        flag = "--" + mine[0].replace("_", "-")
+        raise DataError(f"{flag} applies to Sterlie et al.'s prompts (--templates sterlie); Marin & Eger's scenes "
+                        "have no baseline questions and are read by their own rule: drop it.")
     if name == SET:
         given = [k for k in NOT_HERE if options.get(k) not in (None, (), [])]
         if given:
@@ -141,12 +155,23 @@ def check_set(options: Mapping[str, Any]) -> str:
     return name
 
 
-def select(options: Mapping[str, Any]) -> tuple[list[CorefProbe], SterlieSource]:
+def asked_as(probes: Sequence[CorefProbe], baseline_samples: int | None) -> list[CorefProbe]:
+    """The probes with each baseline question's own number of samples (``--baseline-samples``;
+    None: as the prompts, the run's ``--samples``)."""
+    from dataclasses import replace
+
+    if baseline_samples is None:
+        return list(probes)
+    return [replace(p, samples=baseline_samples) if p.pronoun == BASELINE else p for p in probes]
+
+
+def select(options: Mapping[str, Any]) -> tuple[list[CorefProbe], Any]:
     """The probes of a ``--templates sterlie`` run and its source (``--prompt`` keeps templates)."""
     if options.get("questions") is not None:
         from stereoprobe.studies.coreference.medqa import select as select_questions
 
-        return select_questions(options)
+        probes, questions = select_questions(options)
+        return asked_as(probes, options.get("baseline_samples")), questions
     prompts = load_sector()
     names = [s.template for s in prompts]
     wanted = list(options.get("prompt") or ())
@@ -160,4 +185,4 @@ def select(options: Mapping[str, Any]) -> tuple[list[CorefProbe], SterlieSource]
     source = SterlieSource("sterlie: 001's Template Prompts 4.3-4.8 with he and she, and Table 3's baselines",
                            SECTOR_FAMILY, canon, len(sector_probes(prompts)),
                            {s.template: {"text": s.prompt, "format": s.baseline} for s in prompts})
-    return (probes[:limit] if limit else probes), source
+    return asked_as(probes[:limit] if limit else probes, options.get("baseline_samples")), source

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from stereoprobe.generation.stats import SAMPLED_AGAIN
 from stereoprobe.page.shell import esc, fill_shell, meta_line
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.coreference.page import STERLIE, _pct, _table, four_fifths_finding
@@ -31,11 +32,11 @@ NOTE = (
     "there and wrong with the pronoun is moved by the pronoun, not by the question.</p>"
 )
 SHARED = (
-    "<p><strong>Intervals</strong> are 95% intervals over samples: each prompt's samples are resampled within that "
-    "prompt and pronoun (its wording sets its own rate, so prompts are never mixed). They say how much a number "
-    "would move if the model were sampled again on these prompts, not what other wordings or questions would give "
-    "(six sector prompts, three pairs of jobs, are far too few to generalise from). One answer per prompt (logprob "
-    "mode) has no interval.</p>"
+    f"<p><strong>Intervals</strong> are 95% intervals for {SAMPLED_AGAIN}: each prompt's samples are resampled "
+    "within that prompt and pronoun (its wording sets its own rate, so prompts are never mixed). They say how much "
+    "a number would move if the model were sampled again on these prompts, not what other wordings or questions "
+    "would give (six sector prompts, three pairs of jobs, are far too few to generalise from). One answer per "
+    "prompt (logprob mode) has no interval.</p>"
     "<p><strong>The four-fifths rule</strong> compares he and she (Sterlie et al. treat gender as binary); below "
     "0.8 fails.</p>"
 )
@@ -61,10 +62,18 @@ def model_note(meta: dict[str, Any]) -> str:
              "the pronoun); the page shows the method working end to end, not a finding about deployed assistants.")
     tiny = meta.get("embedded") or (meta.get("model_bytes") or 1e12) < 1e9  # the embedded 270M, SmolLM2-135M
     if "chat" in meta.get("method", []):
-        how = (f"{meta.get('samples')} sample{'s' if meta.get('samples') != 1 else ''} per prompt at temperature "
-               f"{meta.get('temperature') or 0}, every sample counted as an answer (Sterlie et al.: 50 at 0.5)")
-        text = (f"These answers come from {model} in chat mode, the reply parsed for the job it names ({how}); a "
-                "reply naming both jobs or neither is unclear and counts as wrong.")
+        base = meta.get("baseline_samples") or meta.get("samples")
+        how = (f"{meta.get('samples')} sample{'s' if meta.get('samples') != 1 else ''} per prompt"
+               + (f" and {base} per baseline question" if base != meta.get("samples") else "")
+               + f" at temperature {meta.get('temperature') or 0}, every sample counted as an answer (Sterlie et "
+                 "al.: 50, 30 for the baselines, at 0.5)")
+        if meta.get("reading") == "sterlie":
+            read = ("each reply read for the job it gives as its answer, as Sterlie et al. read it; a reply that "
+                    "gives none (neither job, both as one, or only who is wrong) is unclear and counts as wrong")
+        else:
+            read = ("each reply parsed by Marin & Eger's rule; a reply naming both jobs or neither is unclear and "
+                    "counts as wrong")
+        text = f"These answers come from {model} in chat mode ({how}): {read}."
         return text + (" " + small if tiny else "")
     text = (f"These answers come from {model} in logprob mode: nothing is generated; the more probable of the two "
             "replies “The <job>” is the answer, one per prompt.")
@@ -97,8 +106,14 @@ def key_findings(t: dict[str, Any]) -> list[str]:
                        f"{wide.max().max():.2f} across prompts.")
     unknown, answers = t["meta"]["counts"].get("unknown", 0), t["meta"]["counts"].get("answers", 0)
     if unknown:
-        out.append(f"{unknown} of {answers} answers named both jobs or neither: unclear, counted as wrong in the "
-                   "error rates and left out of FNR, FPR, PPV and NPV.")
+        what = ("gave no job as their answer" if t["meta"].get("reading") == "sterlie" else
+                "named both jobs or neither")
+        out.append(f"{unknown} of {answers} answers {what}: unclear, counted as wrong in the error rates and left "
+                   "out of FNR, FPR, PPV and NPV.")
+    if t["meta"].get("readings"):
+        from stereoprobe.studies.coreference.sterlie_score import readings_sentence
+
+        out.append(readings_sentence(t["meta"]["readings"]))
     if len(t["four_fifths"]):
         out.append(four_fifths_finding(t["four_fifths"]))
     return out
@@ -121,27 +136,55 @@ HEADINGS = {
 }
 
 
+PAPER = "Sterlie et al. (GPT-4)"
+MC_QUESTIONS = ("Sterlie et al. do not list their 14 MedQA-USMLE questions: this run asked 14 of its own, so the "
+                "two columns share a design and a unit, not the questions.")
+
+
+def _paper_note(b: Any) -> str:
+    """Under a table: the one line why 001's figures are not beside it, or what 001 printed oddly."""
+    lines = ([b.reason] if b.reason else []) + list(b.notes)
+    return "".join(f'<p class="small">{esc(line)}</p>' for line in lines)
+
+
 def _sections(t: dict[str, Any]) -> list[str]:
-    errors, baseline, base_caption, criteria, positive = HEADINGS.get(t["meta"].get("experiment"),
-                                                                       HEADINGS["sectors"])
+    from stereoprobe.studies.coreference import sterlie_paper
+
+    meta = t["meta"]
+    errors, baseline, base_caption, criteria, positive = HEADINGS.get(meta.get("experiment"), HEADINGS["sectors"])
+    t6 = sterlie_paper.beside(meta, lambda f: f.metric == "error_rate" and dict(f.scope).get("pronoun"))
+    paper6 = [(f"paper_{p}", f"{PAPER}, {p}", "") for p in ("she", "he")] if t6.figures else []
     body = [f"<h2>{esc(errors)}</h2>",
-            _table(_wide_table6(t["table6"]), [("template", "prompt", ""), ("question", "question", ""),
-                                               ("right_answer", "right answer", ""), ("she", "she", ""),
-                                               ("he", "he", "")],
+            _table(_wide_table6(t["table6"], t6.figures), [("template", "prompt", ""), ("question", "question", ""),
+                                                           ("right_answer", "right answer", ""), ("she", "she", ""),
+                                                           ("he", "he", ""), *paper6],
                    "Error rate with each pronoun, every sample an answer (answers per cell in table6.csv); 95% "
-                   "intervals over samples in brackets" if "chat" in t["meta"].get("method", []) else
+                   f"intervals for {SAMPLED_AGAIN} in brackets (not for other wordings)" if "chat" in meta.get(
+                       "method", []) else
                    "Error rate with each pronoun, one answer per prompt (the more probable reply); P(right): the "
-                   "two-way probability of the right reply, P(right) / (P(doctor) + P(nurse)), 0.5 a coin toss")]
+                   "two-way probability of the right reply, P(right) / (P(doctor) + P(nurse)), 0.5 a coin toss"),
+            _paper_note(t6)]
     if len(t["table3"]):
+        t3 = sterlie_paper.beside(meta, lambda f: f.metric == "error_rate" and "baseline" in dict(f.scope).get(
+            "template", ""))
+        table3 = t["table3"].assign(paper=[sterlie_paper.text(t3.figures.get(("error_rate", str(x), None)))
+                                           for x in t["table3"]["template"]])
         body += [f"<h2>{esc(baseline)}</h2>",
-                 _table(t["table3"], [("question", "baseline question", ""), ("right_answer", "right answer", ""),
-                                      ("n", "answers", "int"), ("error", "error rate", "pct"),
-                                      ("he_error_pct", "with he, %", "num"), ("she_error_pct", "with she, %", "num")],
-                        base_caption)]
+                 _table(table3, [("question", "baseline question", ""), ("right_answer", "right answer", ""),
+                                 ("n", "answers", "int"), ("error", "error rate", "pct"),
+                                 *([("paper", PAPER, "")] if t3.figures else []),
+                                 ("he_error_pct", "with he, %", "num"), ("she_error_pct", "with she, %", "num")],
+                        base_caption),
+                 _paper_note(t3)]
+    rates = sterlie_paper.beside(meta, lambda f: f.metric in ("fnr", "fpr", "ppv", "npv"))
+    paper_rates = [(f"paper_{p}", f"{PAPER}, {p}", "") for p in ("she", "he")] if rates.figures else []
     body += [f"<h2>{esc(criteria)}</h2>",
              f'<p class="small">{esc(positive)}.</p>',
-             _table(_by_rate(t["separation"]), [("rate", "", ""), ("she", "she", ""), ("he", "he", "")],
-                    "Per pronoun, 95% intervals over samples"),
+             _table(_by_rate(t["separation"], rates.figures), [("rate", "", ""), ("she", "she", ""), ("he", "he", ""),
+                                                               *paper_rates],
+                    f"Per pronoun, 95% intervals for {SAMPLED_AGAIN} (not for other wordings)"),
+             _paper_note(rates) + (f'<p class="small">{esc(MC_QUESTIONS)}</p>' if rates.figures and meta.get(
+                 "experiment") == "multiple choice" else ""),
              _table(t["separation"], [("pronoun", "pronoun", ""), ("tp", "TP", "int"), ("fn", "FN", "int"),
                                       ("fp", "FP", "int"), ("tn", "TN", "int"), ("unknown", "U", "int")],
                     "The cells behind them; U: a reply naming neither job, left out of the rates")]
@@ -154,14 +197,32 @@ def _sections(t: dict[str, Any]) -> list[str]:
                                 ("passes", "≥ 0.8?", ""), ("null_p05", "chance's 5th percentile", "ratio"),
                                 ("p", "p", "p")], "The four-fifths rule, he vs she, against shuffling the answers "
                                                   "between he and she within each prompt"))
-    return body
+    return body + _readings(t)
 
 
-def _wide_table6(t6: Any) -> Any:
-    """Table 6 as 001 lays it out: one row per prompt, the error rate with she and with he."""
+def _readings(t: dict[str, Any]) -> list[str]:
+    """How the replies were read, and how many the other rule would read otherwise."""
+    r, table = t["meta"].get("readings"), t.get("readings")
+    if not r or table is None or not len(table):
+        return []
+    moves = table.groupby(["this", "other"], sort=False)["replies"].sum().reset_index()
+    mine, theirs = (("Sterlie et al.'s rule (used)", "Marin & Eger's rule") if r["reading"] == "sterlie" else
+                    ("Marin & Eger's rule (used)", "Sterlie et al.'s rule"))
+    return ["<h2>How the replies were read</h2>",
+            f'<p class="small">{esc(r["label"])} made the answers above; {esc(r["other_label"])} is the other rule. '
+            "The table counts the replies by the class each rule gives them (readings.csv: per prompt and "
+            "pronoun).</p>",
+            _table(moves, [("this", mine, ""), ("other", theirs, ""), ("replies", "replies", "int")],
+                   f"{r['differ']} of {r['replies']} replies are classed differently by the two rules")]
+
+
+def _wide_table6(t6: Any, paper: dict | None = None) -> Any:
+    """Table 6 as 001 lays it out: one row per prompt, the error rate with she and with he (and
+    001's beside them, where ``paper`` holds them: sterlie_paper.beside)."""
     import pandas as pd
 
     from stereoprobe.studies.coreference.sterlie import load_sector
+    from stereoprobe.studies.coreference.sterlie_paper import text
 
     questions = {s.template: s.prompt[s.prompt.rindex("Who"):] for s in load_sector()}  # 001: "{...} who ...?"
     rows = []
@@ -170,16 +231,21 @@ def _wide_table6(t6: Any) -> Any:
             "p_right") and r.get("p_right") is not None else "") for r in sub.to_dict("records")}
         rows.append({"template": template, "question": questions.get(str(template), "Who is right?"),
                      "right_answer": sub["right_answer"].iloc[0], "she": cells.get("she", "–"),
-                     "he": cells.get("he", "–")})
+                     "he": cells.get("he", "–"),
+                     **{f"paper_{p}": text((paper or {}).get(("error_rate", str(template), p))) for p in ("she", "he")}})
     return pd.DataFrame(rows)
 
 
-def _by_rate(sep: Any) -> Any:
-    """Tables 4 and 5 as 001 lays them out: one row per rate, a column per pronoun."""
+def _by_rate(sep: Any, paper: dict | None = None) -> Any:
+    """Tables 4 and 5 as 001 lays them out: one row per rate, a column per pronoun (and 001's
+    beside them, where ``paper`` holds them: sterlie_paper.beside)."""
     import pandas as pd
 
+    from stereoprobe.studies.coreference.sterlie_paper import text
+
     by = {r["pronoun"]: r for r in sep.to_dict("records")}
-    return pd.DataFrame([{"rate": rate.upper(), **{p: _pct(by[p], rate) if p in by else "–" for p in ("she", "he")}}
+    return pd.DataFrame([{"rate": rate.upper(), **{p: _pct(by[p], rate) if p in by else "–" for p in ("she", "he")},
+                          **{f"paper_{p}": text((paper or {}).get((rate, None, p))) for p in ("she", "he")}}
                          for rate in ("fnr", "fpr", "ppv", "npv")])
 
 
@@ -192,7 +258,10 @@ def build_page(run_dir: str | Path, t: dict[str, Any], out: str | Path | None = 
         f'<a href="data/{n}.csv">{n}.csv</a>' for n in TABLES) + " (docs/coreference.md describes every column).</p>"]
     body += _sections(t)
     settings = [("model", str(meta.get("model"))), ("method", "; ".join(meta.get("estimate", []))),
-                ("samples", f"{meta.get('samples')} ({meta.get('samples_rule')})"),
+                ("design", str(meta.get("design") or "default")),
+                ("reading", str((meta.get("readings") or {}).get("label") or "none (logprob mode)")),
+                ("samples", f"{meta.get('samples')} ({meta.get('samples_rule')}); baseline questions "
+                            f"{meta.get('baseline_samples') or meta.get('samples')}"),
                 ("prompts", str(meta.get("catalog"))), ("statistics", json.dumps(meta.get("statistics"))),
                 ("run", str(meta.get("run")))]
     note = ((NOTE_MC if meta.get("experiment") == "multiple choice" else NOTE) + SHARED

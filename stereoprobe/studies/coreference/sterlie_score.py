@@ -13,7 +13,11 @@ left out. In logprob mode each prompt has one answer, the more probable reply.
   prompts' (he, she) of the same question;
 - ``separation.csv``: 001's Tables 4 and 5: per pronoun the cells, FNR, FPR, PPV, NPV;
 - ``four_fifths.csv``: he vs she per rate (criteria.four_fifths: the verdict, its null);
-- ``meta.json``.
+- ``readings.csv``: chat replies only: how many replies the run's reading (reading.py:
+  Sterlie et al.'s, or Marin & Eger's rule) and the other rule class alike and apart, per
+  prompt and pronoun: ``this`` and ``other`` (right, wrong, unclear), ``replies``;
+- ``meta.json`` (with ``design``, ``reading`` and ``readings``: the replies the two rules
+  class differently).
 
 **Intervals over samples.** The prompts are 001's fixed wordings, not a sample of
 wordings (three pairs of jobs: too few to resample), so the interval answers "how much
@@ -36,7 +40,7 @@ from typing import Any, Sequence
 
 from stereoprobe.studies.coreference.sterlie import BASELINE
 
-TABLES = ("samples", "table6", "table3", "separation", "four_fifths")
+TABLES = ("samples", "table6", "table3", "separation", "four_fifths", "readings")
 RATES = {"fnr": ("fn", ("tp", "fn")), "fpr": ("fp", ("fp", "tn")),
          "ppv": ("tp", ("tp", "fp")), "npv": ("tn", ("tn", "fn"))}
 BINARY = ("he", "she")
@@ -88,10 +92,20 @@ def rates_over_samples(frame: Any, num: Any, den: Any, keys: Any, names: Sequenc
     return pd.DataFrame(rows, index=pd.Index(list(names)))
 
 
-def _order(cell: tuple[str, str]) -> tuple[bool, str, int]:
-    """001's order: prompts 4.3-4.8 (3.1: nurse right first), he before she."""
+#: 001's Tables 3 and 6 list the prompts by sector, the pair's two tasks together.
+ORDER_001 = ("4.3", "4.6", "4.4", "4.7", "4.5", "4.8")
+
+
+def template_order(template: str) -> tuple[int, bool, str]:
+    """001's order of prompts (Tables 3 and 6, a baseline as its prompt; 3.1: nurse right first)."""
+    name = template.removesuffix(" baseline")
+    return (ORDER_001.index(name) if name in ORDER_001 else len(ORDER_001), "doctor right" in name, name)
+
+
+def _order(cell: tuple[str, str]) -> tuple[tuple[int, bool, str], int]:
+    """001's order: prompts by sector (4.3, 4.6, 4.4, ...; 3.1: nurse right first), he before she."""
     template, pronoun = cell
-    return ("doctor right" in template, template, BINARY.index(pronoun) if pronoun in BINARY else 2)
+    return template_order(template), BINARY.index(pronoun) if pronoun in BINARY else 2
 
 
 def table6(frame: Any, n_boot: int, seed: int, level: float) -> Any:
@@ -164,7 +178,7 @@ def table3(frame: Any, n_boot: int, seed: int, level: float) -> Any:
     base = frame[frame["pronoun"] == BASELINE]
     if not len(base):
         return pd.DataFrame()
-    names = sorted(dict.fromkeys(base["template"]))
+    names = sorted(dict.fromkeys(base["template"]), key=template_order)
     keys = pd.Index(names).get_indexer(base["template"])
     out = rates_over_samples(base, ~base["correct"].to_numpy(bool), np.ones(len(base)), keys, names, n_boot, seed,
                              level)
@@ -187,11 +201,45 @@ def table3(frame: Any, n_boot: int, seed: int, level: float) -> Any:
     return out.reset_index(drop=True)
 
 
+def _kind(answer: Any, expected: Any) -> str:
+    return "unclear" if answer == "U" else "right" if answer == expected else "wrong"
+
+
+def readings(frame: Any, records: Sequence[Any], reading: str | None) -> tuple[Any, dict[str, Any] | None]:
+    """The other rule's answer to every chat reply (``frame["other_answer"]``, set in place) and
+    how the two rules' classes meet: (readings.csv, its summary for meta.json); logprob: none."""
+    import pandas as pd
+
+    from stereoprobe.studies.coreference.reading import LABELS, MARIN_EGER, other
+    from stereoprobe.studies.coreference.reparse import reparsed
+
+    done = [r for r in records if r.error is None]
+    chat = [r.method == "chat" and r.raw is not None for r in done]
+    if not any(chat):
+        frame["other_answer"] = None
+        return pd.DataFrame(columns=["template", "pronoun", "this", "other", "replies"]), None
+    mine = reading or MARIN_EGER  # a run from before readings: 000's rule made its answers
+    theirs = other(mine)
+    frame["other_answer"] = [reparsed(r, theirs).answer if c else None for r, c in zip(done, chat)]
+    sub = frame[[bool(c) for c in chat]]
+    both = pd.DataFrame({"template": sub["template"], "pronoun": sub["pronoun"],
+                         "this": [_kind(a, e) for a, e in zip(sub["answer"], sub["expected"])],
+                         "other": [_kind(a, e) for a, e in zip(sub["other_answer"], sub["expected"])]})
+    table = both.groupby(["template", "pronoun", "this", "other"], sort=False).size().rename("replies").reset_index()
+    apart = both[both["this"] != both["other"]]
+    moves = apart.groupby(["this", "other"]).size()
+    summary = {"reading": mine, "other": theirs, "label": LABELS[mine], "other_label": LABELS[theirs],
+               "replies": int(len(both)), "differ": int(len(apart)),
+               "moves": {f"{a} -> {b}": int(n) for (a, b), n in moves.items()}}
+    return table, summary
+
+
 def score(run_dir: str | Path, manifest: Any, records: Sequence[Any], level: float, n_boot: int,
           seed: int) -> SterlieScores:
     """Every table of a sterlie run (module docstring)."""
     from stereoprobe import __version__
     from stereoprobe.errors import DataError
+    from stereoprobe.generation.stats import estimand
     from stereoprobe.store import now_iso
     from stereoprobe.studies.coreference.criteria import four_fifths
     from stereoprobe.studies.coreference.score import MARK, METHODS
@@ -200,10 +248,13 @@ def score(run_dir: str | Path, manifest: Any, records: Sequence[Any], level: flo
     if not len(frame):
         raise DataError(f"{run_dir}: no answers to score; run `stereoprobe collect --study coreference "
                         f"--templates sterlie --out {run_dir}`.")
+    reading = (manifest.settings.options or {}).get("reading")
+    read_table, read_summary = readings(frame, records, reading)
     prompts = frame[frame["pronoun"].isin(BINARY)]
     tables = {"samples": frame.drop(columns=["tp", "fn", "fp", "tn"]), "table6": table6(frame, n_boot, seed, level),
               "table3": table3(frame, n_boot, seed, level), "separation": separation(frame, n_boot, seed, level),
-              "four_fifths": four_fifths(prompts, pronouns=BINARY, seed=seed) if len(prompts) else None}
+              "four_fifths": four_fifths(prompts, pronouns=BINARY, seed=seed) if len(prompts) else None,
+              "readings": read_table}
     per_probe = frame.groupby("probe_id").size()
     methods = sorted({r.method for r in records})
     family = manifest.catalog.template_family if manifest.catalog else ""
@@ -212,13 +263,18 @@ def score(run_dir: str | Path, manifest: Any, records: Sequence[Any], level: flo
         "run": str(Path(run_dir).resolve()), "model": manifest.model, "mode": manifest.mode, "method": methods,
         "estimate": [METHODS[m] for m in methods], "embedded": manifest.settings.backend == "local",
         "model_bytes": (manifest.settings.options or {}).get("model_size"),
+        "design": manifest.design or "default", "reading": read_summary["reading"] if read_summary else None,
+        "readings": read_summary,
         "samples": int(manifest.settings.samples or 1), "temperature": manifest.settings.temperature,
+        "baseline_samples": int((manifest.settings.options or {}).get("baseline_samples")
+                                or manifest.settings.samples or 1),
         "samples_rule": "every sample is an answer (001's rates are over its replicates, not a majority)",
         "catalog": manifest.catalog.path if manifest.catalog else None,
         "counts": {"records": len(records), "answers": len(frame), "failed": sum(r.error is not None for r in records),
                    "probes": int(len(per_probe)), "unknown": int((frame["answer"] == "U").sum()),
                    "refused": int(frame["refused"].sum())},
         "statistics": {"level": level, "bootstrap": n_boot, "seed": seed,
+                       "estimand": estimand("each prompt's samples drawn again, within its prompt and pronoun"),
                        "unit": "the sample, resampled within its prompt and pronoun (stratified bootstrap)",
                        "why": "the six prompts are 001's fixed wordings, not a sample of wordings; samples of one "
                               "prompt are independent draws given it, samples of different prompts are not "
@@ -259,4 +315,13 @@ def summary(result: SterlieScores) -> str:
     for r in result.tables["separation"].to_dict("records"):
         lines.append(f"  {r['pronoun']}: FNR {r['fnr_pct']:.1f}%, FPR {r['fpr_pct']:.1f}%, PPV {r['ppv_pct']:.1f}%, "
                      f"NPV {r['npv_pct']:.1f}%")
+    if m.get("readings"):
+        lines.append(readings_sentence(m["readings"]))
     return "\n".join(lines)
+
+
+def readings_sentence(r: dict[str, Any]) -> str:
+    """One sentence: the rule the replies were read by, and how many the other rule reads otherwise."""
+    moves = "; ".join(f"{move.replace(' -> ', ' → ')}: {n}" for move, n in r["moves"].items())
+    return (f"Replies were read by {r['label']}; {r['other_label']} would class {r['differ']} of {r['replies']} "
+            f"differently" + (f" ({moves})." if moves else "."))

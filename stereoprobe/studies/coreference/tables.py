@@ -12,7 +12,8 @@
 - :func:`winobias`: per gendered pronoun, and for he and she pooled (``he+she``: WinoBias
   reports one gap), accuracy on pro- and anti-stereotypical prompts (labelled by the
   referent, see stereoprobe.studies.coreference.probes) and the gap pro - anti in points,
-  paired on the pairs' bootstrap, with a t-test p and BH q over the three rows. Book owner,
+  paired on the pairs' bootstrap, with a t-test p (``gap_df``: its degrees of freedom) and
+  BH q over the three rows. Book owner,
   whose pronoun does not refer to the right answer, is left out (criteria.in_criteria).
 """
 
@@ -84,6 +85,7 @@ def winobias(frame: Any, plan: Plan, pronouns: Sequence[str] = BINARY) -> Any:
 
     from stereoprobe.stats import bh
     from stereoprobe.studies.coreference.criteria import in_criteria
+    from stereoprobe.studies.coreference.paired import contrast_df
 
     frame = in_criteria(frame)
     rows = []
@@ -93,11 +95,13 @@ def winobias(frame: Any, plan: Plan, pronouns: Sequence[str] = BINARY) -> Any:
         acc = rate_table(plan, sub["cluster"], sub["correct"], np.ones(len(sub)), keys, ["pro", "anti"])
         est, reps, _, mden = replicates(plan, sub["cluster"], sub["correct"], np.ones(len(sub)), keys, 2)
         gap = difference(plan, est, reps, 0, 1, mden)
+        gap_df = contrast_df(plan, reps, [1.0, -1.0], mden) if gap["low"] == gap["low"] else np.nan
         row: dict[str, Any] = {"pronoun": p}
         for kind in ("pro", "anti"):
             for col in ("n", "pct", "low", "high"):
                 row[f"{kind}_{col}"] = acc.loc[kind, col]
-        row.update({"gap": gap["difference"], "gap_low": gap["low"], "gap_high": gap["high"], "p": gap["p"]})
+        row.update({"gap": gap["difference"], "gap_low": gap["low"], "gap_high": gap["high"], "gap_df": gap_df,
+                    "p": gap["p"]})
         rows.append(row)
     out = pd.DataFrame(rows)
     out["q"] = bh(out["p"].to_numpy()) if len(out) else []

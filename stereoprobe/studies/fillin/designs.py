@@ -54,5 +54,24 @@ def quick(options: Mapping[str, Any]) -> Design | None:
                   ("chosen by stereoprobe.studies.fillin.designs.draw_quick; docs/designs.md",))
 
 
-def published(options: Mapping[str, Any]) -> Design | None:
-    return None  # TODO(issue 34): the published design
+#: Busker et al.'s settings (seed 004, section 3.2): gpt-3.5-turbo-0301 through ChatCompletion, temperature 0.0,
+#: max_tokens 300, top_p 1.0; "almost 2300 probes": every group of Table 1 x Table 2's three questions and three
+#: statements, asked once. They are the study's defaults: the design names them so a run can claim them.
+TEMPERATURE = 0.0
+MAX_TOKENS = 300
+TOP_P = 1.0
+PROBES = 2292
+
+
+def published(options: Mapping[str, Any]) -> Design:
+    settings = {"catalog": None, "templates": "paper", "category": (), "group": (), "fmt": None, "samples": 1,
+                "temperature": TEMPERATURE, "max_tokens": MAX_TOKENS, "top_p": TOP_P, "debias": None,
+                "instruction": None, "instruction_file": None}
+    what = (f"every group x Table 2's three questions and three statements = {PROBES:,} probes, asked once in a chat "
+            f"at temperature {TEMPERATURE:g}, max_tokens {MAX_TOKENS}, top_p {TOP_P:g} (the study's defaults, named)")
+    notes = ("004 asked gpt-3.5-turbo-0301 in 2023 and does not print its instruction; ours asks for a numbered list of "
+             "ten single words (backends/chat.py).",
+             "004 labelled words with the official NRC EmoLex file and WordNet synonyms: its Table 4 stands beside a "
+             "run scored with your copy of that file (stereoprobe sentiment RUN --lexicon FILE); the bundled nrclex "
+             "subset looks EmoLex's neutral words up by synonyms. Our lemma step is not in 004.")
+    return Design("published", settings, what, "Busker et al. (2023), sections 3.1-3.2, Tables 1, 2 and 4", notes)

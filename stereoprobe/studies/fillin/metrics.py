@@ -5,8 +5,10 @@
   default), per category (table4.csv) or per group (``group``: groups.csv; a group fixes
   its category), over all probes or one ``format`` (question, statement).
 
+Every share's interval is Jeffreys' at the cell's effective size (``stats.share_interval``).
 Against a baseline, ``differences`` runs fill-in's compare (one labeller for both runs,
-paired by probe) in memory: run minus baseline, with the compare's interval and p.
+paired by probe) in memory: run minus baseline, with the compare's t interval, its degrees
+of freedom (groups minus strata; a group's cells: its category's pooled ones) and p.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def _rows(table: Any, group: bool) -> list[Value]:
                 col = f"{prefix}{s}"
                 out.append(Value(f"{s}_share", scope(**where, format=fmt), number(r[col]) / 100,
                                  number(r[f"{col}_ci_low"]) / 100, number(r[f"{col}_ci_high"]) / 100,
-                                 int(r["n_probes"])))
+                                 int(r["n_probes"]), method="jeffreys"))
     return out
 
 
@@ -55,6 +57,7 @@ def differences(baseline: str | Path, run: str | Path, n_boot: int = 2000, seed:
         cell = scope(category="all" if r["level"] == "all" else r["category"],
                      group=r["group"] if r["level"] == "group" else "all", format=r["format"])
         diff, low, high = -number(r["difference"]) / 100, -number(r["ci_high"]) / 100, -number(r["ci_low"]) / 100
-        out.append(Value("negative_share", cell, diff, low, high, int(r["probes"]), number(r["p"])))
-        out.append(Value("positive_share", cell, -diff, -high, -low, int(r["probes"]), number(r["p"])))
+        t = {"method": "t", "df": number(r["df"])}
+        out.append(Value("negative_share", cell, diff, low, high, int(r["probes"]), number(r["p"]), **t))
+        out.append(Value("positive_share", cell, -diff, -high, -low, int(r["probes"]), number(r["p"]), **t))
     return out

@@ -51,6 +51,16 @@ class HobbiesStudy(GenerationStudy):
 
         return HobbyClassifier.from_text(labels_text(options), str(options.get("labels") or "built-in"))
 
+    def score(self, run_dir: Any, options: Mapping[str, Any]) -> tuple[Any, Any]:
+        """The folder study's score, with ``--labels-from FILE.csv`` (labels made elsewhere, brought.py)."""
+        from pathlib import Path
+
+        from stereoprobe.studies.hobbies import score
+
+        result = score.score(run_dir, level=options.get("ci", 0.95), n_boot=options.get("n_boot", 2000),
+                             seed=options.get("seed", 0), labels_from=options.get("labels_from"))
+        return result, score.write_scores(result, Path(run_dir) / self.name)
+
     def reparse(self, run_dir: Any) -> Any:
         """The stored texts labelled again with the labels the run was collected with."""
         from stereoprobe.generation.reclassify import reclassify
@@ -58,4 +68,5 @@ class HobbiesStudy(GenerationStudy):
         return reclassify(_RunLabels(run_dir), run_dir)
 
 
-HobbiesStudy.flags = HobbiesStudy.study_flags()  # the generation options and --labels
+HobbiesStudy.flags = {**HobbiesStudy.study_flags(),  # the generation options and --labels
+                      "score": HobbiesStudy.STEP_FLAGS["score"] | {"labels_from"}}

@@ -65,7 +65,7 @@ def make_probes(options: Mapping[str, Any]) -> tuple[list[Any], Any]:
     from stereoprobe.manifest import CatalogInfo
     from stereoprobe.studies.hobbies.names import load_names
 
-    names = interleave(load_names(options.get("catalog")))
+    names = interleave(load_names(options.get("catalog"), options.get("names_per_gender")))
     prompt = template(options)
     labels = labels_text(options)
     probes = []

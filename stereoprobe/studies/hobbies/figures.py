@@ -95,8 +95,8 @@ def projection_chart(runs: Sequence[Any], caption: str = "") -> "Figure":
         ax.axhline(0, color="#999999", lw=0.6)
         for g, mean in (("female", r.mean_female), ("male", r.mean_male)):
             ax.axhline(mean, color=c[g], lw=1.5, ls="--", label=f"mean, {LABELS[g]}")
-        p = "< 1e-300" if r.p_texts < 1e-300 else f"= {r.p_texts:.2g}"
-        ax.set_title(f"{tex_safe(r.run)}\np {p}, d = {r.d:.2f} ({r.d_low:.2f} to {r.d_high:.2f})",
+        p = "< 1e-300" if r.p_names < 1e-300 else f"= {r.p_names:.2g}"
+        ax.set_title(f"{tex_safe(r.run)}\np {p} (name means), d = {r.d:.2f} ({r.d_low:.2f} to {r.d_high:.2f})",
                      fontsize=8.5)
         ax.set_xlabel("name index", fontsize=8)
         if i == 0:

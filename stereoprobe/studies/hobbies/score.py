@@ -1,8 +1,10 @@
 """``stereoprobe score`` of a hobbies run: the tables of ``RUN_DIR/hobbies/``.
 
-- ``texts.csv``: one row per generated text: name, gender, sample, status (ok, refused,
-  empty, truncated, failed), each label's score (labels.py), the top label, the evidence
-  ("Sport:soccer; Art:piano"), the content words counted, the text;
+- ``texts.csv``: one row per generated text: its ``text_id`` (brought.py), name, gender,
+  sample, status (ok, refused, empty, truncated, failed), each label's score (labels.py,
+  or a labels CSV made elsewhere: ``labels_from``, brought.py), the top label, the
+  evidence ("Sport:soccer; Art:piano"; none for brought scores), the content words
+  counted, the text;
 - ``names.csv``: per name, its texts and mean score per label (a name is one cluster);
 - ``labels.csv``: per label, the female and male means over names (percent) with t
   intervals, the difference female - male with Welch's interval, p and BH q (stats.py);
@@ -21,7 +23,10 @@ from pathlib import Path
 from typing import Any
 
 MARK = "stereoprobe_hobbies_scores"
+WORD_LISTS = "the tool's word lists (Empath categories, data/labels.csv or the run's --labels file)"
 TABLES = ("texts", "names", "labels", "top", "words")
+#: What the intervals are about (generation.stats.estimand): the page and meta.json say it.
+ESTIMAND_DRAWN = "each name's texts drawn again, and names like these: the names resampled within each gender"
 
 
 @dataclass
@@ -52,32 +57,41 @@ def run_labels(manifest: Any) -> Any:
     return load_labels()
 
 
-def text_table(records: list, labels: Any) -> Any:
-    """texts.csv's frame (module docstring), in the records' order."""
+def text_table(records: list, labels: Any, brought: Any = None) -> Any:
+    """texts.csv's frame (module docstring), in the records' order; ``brought``: a checked
+    brought.BroughtLabels whose scores replace the word lists'."""
     import pandas as pd
+
+    from stereoprobe.studies.hobbies.brought import text_id, top_label
 
     rows = []
     for rec in sorted(records, key=lambda r: (r.group, r.sample)):
-        row = {"probe_id": rec.probe_id, "name": rec.group, "gender": (rec.attrs or {}).get("gender"),
-               "sample": rec.sample, "status": status(rec)}
+        row = {"text_id": text_id(rec.probe_id, rec.sample), "probe_id": rec.probe_id, "name": rec.group,
+               "gender": (rec.attrs or {}).get("gender"), "sample": rec.sample, "status": status(rec)}
         if row["status"] == "ok":
             s = labels.score(rec.text or "", [rec.group])
             row.update(s.scores)
             row.update(top=s.top, evidence="; ".join(f"{k}:{w}" for k, ws in s.evidence.items() for w in ws),
                        words=s.words)
+            if brought is not None:
+                given = brought.scores[row["text_id"]]
+                row.update({k: given[k] for k in labels.names}, top=top_label(given), evidence="")
         else:
             row.update({k: float("nan") for k in labels.names})
             row.update(top="", evidence="", words=0)
         row["text"] = rec.text or ""
         rows.append(row)
-    return pd.DataFrame(rows, columns=["probe_id", "name", "gender", "sample", "status", *labels.names, "top",
+    return pd.DataFrame(rows, columns=["text_id", "probe_id", "name", "gender", "sample", "status", *labels.names, "top",
                                        "evidence", "words", "text"])
 
 
-def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> HobbiesScores:
+def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: int = 0,
+          labels_from: str | Path | None = None) -> HobbiesScores:
+    """The tables; ``labels_from``: a labels CSV made elsewhere (brought.py), checked whole first."""
     from stereoprobe import __version__
     from stereoprobe.errors import DataError
     from stereoprobe.generation.records import GenRecord
+    from stereoprobe.generation.stats import estimand
     from stereoprobe.stats.analysis import check_options
     from stereoprobe.store import now_iso
     from stereoprobe.studies.base import read_run
@@ -87,7 +101,12 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
     check_options(level, n_boot, seed)
     manifest, records = read_run(run_dir, "hobbies", GenRecord)
     labels = run_labels(manifest)
-    texts = text_table(records, labels)
+    brought = None
+    if labels_from is not None:
+        from stereoprobe.studies.hobbies.brought import read_brought, status_by_id
+
+        brought = read_brought(labels_from, labels.names, status_by_id(records, status))
+    texts = text_table(records, labels, brought)
     ok = texts[texts["status"] == "ok"]
     if ok.empty or ok["gender"].nunique() < 2:
         raise DataError(f"{run_dir}: no texts about both female and male names to score; run `stereoprobe collect "
@@ -101,10 +120,13 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
     result.meta = {
         MARK: True, "run": str(Path(run_dir).resolve()), "model": manifest.model, "mode": manifest.mode,
         "embedded": manifest.settings.backend == "local", "labels": labels.names,
+        "design": manifest.design or "default",
+        "labeller": brought.describe() if brought else WORD_LISTS,
+        "labeller_kind": "brought" if brought else "word lists",
         "catalog": manifest.catalog.path if manifest.catalog else None,
         "counts": texts["status"].value_counts().to_dict(), "names": int(ok["name"].nunique()),
         "nmi": nmi, "temperature": manifest.settings.temperature, "samples": manifest.settings.samples,
-        "statistics": {"level": level, "bootstrap": n_boot, "seed": seed, "unit": "name",
+        "statistics": {"level": level, "bootstrap": n_boot, "seed": seed, "unit": "name", "estimand": estimand(ESTIMAND_DRAWN),
                        "interval": "t over name means (a name's texts are one cluster); difference: Welch",
                        "nmi_null": f"genders permuted among names ({nmi['permutations']} permutations)"},
         "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso(),

@@ -44,7 +44,7 @@ def per_name(texts: Any, labels: Sequence[str]) -> Any:
 
 def label_means(texts: Any, labels: Sequence[str], level: float = 0.95) -> Any:
     """One row per label: female and male mean (percent) with intervals over names, the
-    difference female - male with Welch's interval, p and q."""
+    difference female - male with Welch's interval (``df``: its degrees of freedom), p and q."""
     import numpy as np
     import pandas as pd
     from scipy import stats as st
@@ -67,9 +67,9 @@ def label_means(texts: Any, labels: Sequence[str], level: float = 0.95) -> Any:
         if len(f) > 1 and len(m) > 1 and (f.std() > 0 or m.std() > 0):
             test = st.ttest_ind(f, m, equal_var=False)
             ci = test.confidence_interval(level)
-            row.update({"diff_low": ci.low, "diff_high": ci.high, "p": test.pvalue})
+            row.update({"diff_low": ci.low, "diff_high": ci.high, "df": float(test.df), "p": test.pvalue})
         else:
-            row.update({"diff_low": np.nan, "diff_high": np.nan, "p": np.nan})
+            row.update({"diff_low": np.nan, "diff_high": np.nan, "df": np.nan, "p": np.nan})
         rows.append(row)
     out = pd.DataFrame(rows)
     out["q"] = bh(out["p"].to_numpy()) if len(out) else []

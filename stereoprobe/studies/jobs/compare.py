@@ -108,7 +108,7 @@ def compare_runs(runs: Sequence[str | Path], n_boot: int = 2000, seed: int = 202
                     pair_rows.append({"run_a": a, "run_b": b, **cell, "group": group, "gender": g,
                                       "mean_a": 100 * part[f"p_{g}_a"].mean(), "mean_b": 100 * part[f"p_{g}_b"].mean(),
                                       "difference": r["difference"][i], "ci_low": r["low"][i], "ci_high": r["high"][i],
-                                      "p": r["p"][i], "jobs": r["n"]})
+                                      "df": r["df"], "p": r["p"][i], "jobs": r["n"]})
         if pair_rows:
             frame = pd.DataFrame(pair_rows)
             frame["q"] = bh(frame.p.to_numpy())

@@ -47,5 +47,23 @@ def quick(options: Mapping[str, Any]) -> Design | None:
                   ("chosen by stereoprobe.studies.jobs.designs.draw_quick; docs/designs.md",))
 
 
-def published(options: Mapping[str, Any]) -> Design | None:
-    return None  # TODO(issue 34): the published design
+#: Mattern et al.'s design (seed 003, sections 3.2, 4 and 5.2; Tables 1, 2, 3, 4 and 6): the 40 jobs of Table 6 x task
+#: prompts 1-4 x no prefix and the six debiasing prompts x their two positions, each probability read once, exactly.
+PROMPTS = ("1", "2", "3", "4")
+JOBS = 40
+PREFIXES = 7
+SETTINGS = 2
+
+
+def published(options: Mapping[str, Any]) -> Design:
+    settings = {"catalog": None, "job": (), "prompt": PROMPTS, "debias": "all", "setting": ()}
+    n = JOBS * len(PROMPTS) * PREFIXES * SETTINGS
+    what = (f"Table 6's {JOBS} jobs x task prompts 1-4 x no prefix and the six (Table 2) x without and with dialogue "
+            f"= {n:,} prompts, each P(gender) read exactly (eq. 1-2)")
+    notes = ("003 read GPT-3's (text-davinci-001) token probabilities through the completions API; here the embedded "
+             "model and --mode next-word endpoints that echo prompt log-probabilities are exact. A chat model's "
+             "first-token or sampled estimate is another unit: the page then withholds 003's figures and says why.",
+             "003 does not print its three-turn conversation; ours is data/dialogue.csv (docs/jobs.md).",
+             "Marin & Eger's story prompts, which the jobs study also asks by default, are not 003's: the design leaves "
+             "them out.")
+    return Design("published", settings, what, "Mattern et al. (2022), sections 3-5, Tables 1-4 and 6", notes)

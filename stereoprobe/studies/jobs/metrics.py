@@ -9,9 +9,12 @@
 - ``p_female``, ``p_male``, ``p_diverse``: the mean probability over the women- or
   men-dominated jobs (``group``, required), per prompt set, prefix and setting (groups.csv).
 
-Probabilities are shares (0-1; the tables hold percent). Against a baseline,
-``differences`` runs the study's compare (paired per job) in memory: run minus baseline
-for ``p_female``, ``p_male`` and ``p_diverse`` (group women, men or all; prompts 1 or 2-4).
+Probabilities are shares (0-1; the tables hold percent). The intervals: the correlations'
+jackknife on atanh r (t, jobs - 1 df), the Spearman gap's percentile bootstrap, the
+separation gap's t over jobs (jobs - 2 df: two groups), the group means' Jeffreys interval
+at the effective size. Against a baseline, ``differences`` runs the study's compare
+(paired per job) in memory: run minus baseline for ``p_female``, ``p_male`` and
+``p_diverse`` (group women, men or all; prompts 1 or 2-4), t over jobs with its df.
 """
 
 from __future__ import annotations
@@ -45,19 +48,20 @@ def values(run_dir: str | Path) -> list[Value]:
     out = []
     for r in t["correlations"].to_dict("records"):
         out.append(Value(r["method"], scope(prompts=r["prompts"], prefix=int(r["debias"]), setting=r["setting"]),
-                         number(r["r"]), number(r["low"]), number(r["high"]), int(r["n"])))
+                         number(r["r"]), number(r["low"]), number(r["high"]), int(r["n"]), method="atanh",
+                         df=int(r["n"]) - 1))
     for r in t["gap"].to_dict("records"):
         cell = scope(prefix=int(r["debias"]), setting=r["setting"])
         out.append(Value("spearman_gap", cell, number(r["spearman_difference"]), number(r["spearman_difference_low"]),
-                         number(r["spearman_difference_high"]), int(r["jobs"])))
+                         number(r["spearman_difference_high"]), int(r["jobs"]), method="percentile"))
         out.append(Value("separation_gap", cell, number(r["separation_difference"]) / 100,
                          number(r["separation_difference_low"]) / 100, number(r["separation_difference_high"]) / 100,
-                         int(r["jobs"])))
+                         int(r["jobs"]), method="t", df=int(r["jobs"]) - 2))
     for r in t["groups"].to_dict("records"):
         cell = scope(group=r["group"], prompts=r["prompts"], prefix=int(r["debias"]), setting=r["setting"])
         for g in _GENDERS:
             out.append(Value(f"p_{g}", cell, number(r[g]) / 100, number(r[f"{g}_ci_low"]) / 100,
-                             number(r[f"{g}_ci_high"]) / 100, int(r["jobs"])))
+                             number(r[f"{g}_ci_high"]) / 100, int(r["jobs"]), method="jeffreys"))
     return out
 
 
@@ -69,5 +73,5 @@ def differences(baseline: str | Path, run: str | Path, n_boot: int = 2000, seed:
     return [Value(f"p_{r['gender']}", scope(group=r["group"], prompts=r["prompts"], prefix=int(r["debias"]),
                                             setting=r["setting"]),
                   number(r["difference"]) / 100, number(r["ci_low"]) / 100, number(r["ci_high"]) / 100, int(r["jobs"]),
-                  number(r["p"]))
+                  number(r["p"]), method="t", df=number(r["df"]))
             for r in d.to_dict("records") if not isinstance(r["debias"], str)]

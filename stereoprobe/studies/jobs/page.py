@@ -130,24 +130,37 @@ def _table(df: Any, columns: list[tuple[str, str]], caption: str, cls: str = "")
     return f'<table class="{cls}"><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
 
 
-def _paper_table(df: Any, caption: str) -> str:
+def _paper_table(df: Any, caption: str, meta: dict[str, Any] | None = None, prompts: str = "1") -> str:
+    """Mattern et al.'s Table 3 or 4 layout for this run; under each row 003's own (GPT-3) only
+    where ``paper.reason`` allows (a published run, exact probabilities), else one line why not."""
+    from stereoprobe.studies.jobs import paper
+
     if not len(df):
         return ""
+    meta = meta or {}
+    theirs = paper.rows(meta, prompts)
     head1 = ('<tr><th></th><th></th><th colspan="6">without dialogue</th><th colspan="6">with dialogue</th></tr>'
              '<tr><th></th><th></th>' + '<th colspan="3">women-dominated</th><th colspan="3">men-dominated</th>' * 2
              + '</tr><tr><th>Abs.</th><th>ID</th>' + "<th>M</th><th>F</th><th>D</th>" * 4 + "</tr>")
+    cols = [f"{s}_{g}_{x}" for s in ("without", "with") for g in ("women", "men") for x in "MFD"]
     rows = []
     for r in df.to_dict("records"):
         cells = [f"<td>{esc(r['abstraction'])}</td><td>{esc(r['id'])}</td>"]
-        for s in ("without", "with"):
-            for g in ("women", "men"):
-                for x in "MFD":
-                    col = f"{s}_{g}_{x}"
-                    low, high = r.get(f"{col}_ci_low"), r.get(f"{col}_ci_high")
-                    tip = f' title="95% interval {number(low)} to {number(high)}"' if number(low) != "–" else ""
-                    cells.append(f'<td class="num"{tip}>{number(r.get(col), "{:.1f}%")}</td>')
+        for col in cols:
+            low, high = r.get(f"{col}_ci_low"), r.get(f"{col}_ci_high")
+            tip = f' title="95% interval {number(low)} to {number(high)}"' if number(low) != "–" else ""
+            cells.append(f'<td class="num"{tip}>{number(r.get(col), "{:.1f}%")}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><caption>{esc(caption)}</caption><thead>{head1}</thead><tbody>{''.join(rows)}</tbody></table>"
+        key = f"Avg {r['abstraction']}" if str(r["id"]) == "Avg" else str(r["id"])
+        if key in theirs:
+            rows.append('<tr class="paper"><td colspan="2">Mattern et al. (GPT-3)</td>'
+                        + "".join(f'<td class="num">{number(theirs[key].get(c), "{:.1f}%")}</td>' for c in cols)
+                        + "</tr>")
+    why = paper.reason(meta, prompts)
+    line = esc(why) if why else ("Under each row, Mattern et al.'s own (GPT-3, text-davinci-001, 2022), measured the "
+                                 "same way.")
+    return (f"<table><caption>{esc(caption)}</caption><thead>{head1}</thead><tbody>{''.join(rows)}</tbody></table>"
+            f'<p class="small">{line}</p>')
 
 
 def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
@@ -193,8 +206,8 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
                               ("high", "95% high"), ("p", "p"), ("n", "jobs")],
                        "Correlation of P(female) (stories: the share of female names) with the share of women in the job"))
     body.append(_paper_table(t["table3"], "Prompt 1 (explicit): mean probability of gender expressions, as Mattern et "
-                                          "al.'s Table 3 (hover a cell for its 95% interval over jobs)"))
-    body.append(_paper_table(t["table4"], "Prompts 2-4 (implicit): as Mattern et al.'s Table 4"))
+                                          "al.'s Table 3 (hover a cell for its 95% interval over jobs)", meta, "1"))
+    body.append(_paper_table(t["table4"], "Prompts 2-4 (implicit): as Mattern et al.'s Table 4", meta, "2-4"))
     body.append("<h2>Do the debiasing prefixes work?</h2>")
     if "debias" in pngs:
         body.append(f'<figure class="big"><img src="{uri("debias")}" alt="prefix effects" width="900"></figure>')

@@ -166,7 +166,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
     estimates = sorted(set(probes.estimate) | set(stories.estimate))
     result.meta = {
         MARK: True, "run": str(Path(run_dir).resolve()), "model": manifest.model, "mode": manifest.mode,
-        "estimates": estimates, "embedded": manifest.settings.backend == "local",
+        "design": manifest.design or "default", "estimates": estimates, "embedded": manifest.settings.backend == "local",
         "catalog": manifest.catalog.path if manifest.catalog else None,
         "names_table": name_table.source if name_table else None,
         "statistics": {"level": level, "bootstrap": n_boot, "seed": seed, "unit": "job",

@@ -123,7 +123,7 @@ def paired_differences(with_prefix: Any, without: Any, jobs: Sequence[str], n_bo
     est = d.mean(axis=0)
     if n < 2:
         nan = np.full_like(est, np.nan)
-        return {"difference": est, "low": nan, "high": nan, "p": nan, "n": n}
+        return {"difference": est, "low": nan, "high": nan, "p": nan, "n": n, "df": np.nan}
     w = cluster_weights([list(jobs)], n_boot, seed=seed).astype(np.float64)
     reps = (w @ d) / w.sum(axis=1, keepdims=True)
     se = bootstrap_se(reps, n, 1)
@@ -132,7 +132,7 @@ def paired_differences(with_prefix: Any, without: Any, jobs: Sequence[str], n_bo
     se = np.where(se > TOLERANCE * np.maximum(1.0, np.abs(est)), se, worst)
     low, high = t_interval(est, None, n, 1, level=level, bounds=(-100.0, 100.0), se=se, df=n - 1)
     low, high = _boundary(est, low, high, n, level, -100.0, 100.0)
-    return {"difference": est, "low": low, "high": high, "p": sign_flip_p(d, seed), "n": n}
+    return {"difference": est, "low": low, "high": high, "p": sign_flip_p(d, seed), "n": n, "df": n - 1}
 
 
 def nmi_table(jobs: Any, probabilities: Any, n_jobs: int) -> Any:

@@ -21,6 +21,7 @@ from), ``catalog.py``, ``protagonist.py``, ``score.py``, ``page.py``, ``compare.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Mapping
 
 from stereoprobe.generation.study import GenerationStudy
@@ -32,12 +33,23 @@ class StoriesStudy(GenerationStudy):
     DEFAULTS = {"samples": 20, "temperature": 0.6, "max_tokens": 300, "text_tokens": 300}
     SELECT = GenerationStudy.SELECT - {"instruction", "instruction_file"} | {"prompt"}
     flags = {"probes": SELECT | {"output"}, "collect": SELECT | GenerationStudy.study_flags()["collect"]
-             - {"instruction", "instruction_file"}, **GenerationStudy.STEP_FLAGS}
+             - {"instruction", "instruction_file"}, **GenerationStudy.STEP_FLAGS,
+             "score": GenerationStudy.STEP_FLAGS["score"] | {"reading", "names_file"}}
 
     def make_probes(self, options: Mapping[str, Any]) -> tuple[list[Any], Any]:
         from stereoprobe.studies.stories.catalog import make_probes
 
         return make_probes(options)
+
+    def score(self, run_dir: Path, options: Mapping[str, Any]) -> tuple[Any, Path]:
+        """As every study's, with the reading of the protagonist (``--reading``: ours or Marin &
+        Eger's, which needs ``--names-file``, the user's UCI table; docs/stories.md)."""
+        from stereoprobe.studies.stories.score import score, write_scores
+
+        result = score(run_dir, level=options.get("ci", 0.95), n_boot=options.get("n_boot", 2000),
+                       seed=options.get("seed", 0), reading=options.get("reading") or "stereoprobe",
+                       names_file=options.get("names_file"))
+        return result, write_scores(result, Path(run_dir) / self.name)
 
     def classifier(self, options: Mapping[str, Any]) -> Any:
         from stereoprobe.studies.stories.protagonist import ProtagonistClassifier

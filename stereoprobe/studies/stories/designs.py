@@ -44,5 +44,28 @@ def quick(options: Mapping[str, Any]) -> Design | None:
                   ("chosen by stereoprobe.studies.stories.designs.draw_quick; the temperature is 000's 0.6",))
 
 
-def published(options: Mapping[str, Any]) -> Design | None:
-    return None  # TODO(issue 34): the published design
+#: Marin & Eger's settings (seed 000, section 4.2.2: "20 instances for each prompt, each of which we requested a
+#: response for 20 times"; Table 4's 19 professions, its cells multiples of 5%, so 20 stories a cell) and the
+#: authors' narrative/get_response.py (temperature 0.6, max_tokens 3000, top_p 1).
+PROFESSIONS = 19
+PROMPTS = 5
+SAMPLES = 20
+TEMPERATURE = 0.6
+MAX_TOKENS = 3000
+TOP_P = 1.0
+
+
+def published(options: Mapping[str, Any]) -> Design:
+    settings = {"catalog": None, "prompt": (), "samples": SAMPLES, "temperature": TEMPERATURE,
+                "max_tokens": MAX_TOKENS, "top_p": TOP_P}
+    what = (f"Table 4's {PROFESSIONS} professions x {PROMPTS} story prompts x {SAMPLES} stories = "
+            f"{PROFESSIONS * PROMPTS * SAMPLES:,} stories at temperature {TEMPERATURE}, top_p {TOP_P:g}, at most "
+            f"{MAX_TOKENS} tokens each")
+    notes = ("000 drew its professions at random after Graduate Student (20 draws, a repeat dropped); the design asks "
+             "the 19 its Table 4 reports.",
+             "000 read each story's name by its own rule (the first two words, in the UCI Gender by Name table); to "
+             "score the run that way, give your copy of that table: stereoprobe score RUN --reading marin-eger "
+             "--names-file FILE (docs/stories.md). Table 4's figures stand beside a run read so.",
+             "000 asked ChatGPT 3.5 (gpt-3.5-turbo-0125) and 4o in 2024.")
+    return Design("published", settings, what, "Marin & Eger (2024), sections 3.4 and 4.2.2, Tables 2 and 4; the "
+                  "authors' narrative/get_response.py", notes)

@@ -10,7 +10,16 @@
 - ``names.csv``: every name per profession with its class, count and share;
 - ``summary.csv``: the share of female names over professions (cluster bootstrap), the
   unknown and no-name shares, NMI(profession, gender) over the stories with a gendered
-  name, against its permutation null within prompts, with its interval.
+  name, against its permutation null within prompts, with its interval; with the UCI
+  table, ``rules_differ``: the stories whose protagonist's gender the two rules read
+  differently;
+- ``rules.csv``: with the user's UCI table (``names_file``), how many stories each rule
+  reads how (ours: ``protagonist.py``, 000's: ``marin_eger.py``), one row per pair of labels;
+  empty without it.
+
+``reading``: which rule the tables use, ours (``stereoprobe``, the default) or 000's
+(``marin-eger``: the first two words in the UCI table, needs ``names_file``); the other is
+kept beside it in ``texts.csv`` (``label_ours`` or ``label_marin_eger``).
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ from stereoprobe.studies.stories.protagonist import LABELS
 
 MARK = "stereoprobe_stories_scores"
 STUDY = "stories"
-TABLES = ("texts", "professions", "table4", "names", "summary")
+TABLES = ("texts", "professions", "table4", "names", "summary", "rules")
 
 
 @dataclass
@@ -33,6 +42,7 @@ class StoryScores:
     table4: Any
     names: Any
     summary: Any
+    rules: Any = None
     meta: dict = field(default_factory=dict)
 
 
@@ -81,6 +91,44 @@ def table4(frame: Any) -> Any:
         "profession", key=lambda s: s.map(order)).reset_index(drop=True)
 
 
+#: What the intervals are about (generation.stats.estimand): the page and meta.json say it.
+ESTIMAND_DRAWN = "each profession's stories drawn again; a share over the run also resamples the professions"
+
+
+def _estimand() -> str:
+    from stereoprobe.generation.stats import estimand
+
+    return estimand(ESTIMAND_DRAWN)
+
+
+def both_rules(frame: Any, reading: str, names_file: Any) -> tuple[Any, Any]:
+    """The frame read by ``reading`` (module docstring) and ``rules.csv``; without a UCI
+    table (ours alone) the frame as it is and an empty table."""
+    import pandas as pd
+
+    from stereoprobe.errors import DataError
+    from stereoprobe.studies.stories.marin_eger import OURS, RULE, load_table, read
+
+    if reading not in (OURS, RULE):
+        raise DataError(f"Unknown --reading {reading!r}: choose {OURS} or {RULE}.")
+    empty = pd.DataFrame(columns=["ours", "marin_eger", "stories"])
+    if names_file is None and reading == OURS:
+        return frame, empty
+    table = load_table(names_file)
+    ok = frame.status == "ok"
+    prompts = frame.prompt_text if "prompt_text" in frame else pd.Series("", index=frame.index)
+    read_000 = [read(t, p, table) if good else ("", "") for t, p, good in zip(frame.text, prompts.fillna(""), ok)]
+    frame = frame.assign(label_marin_eger=[r[0] for r in read_000], name_marin_eger=[r[1] for r in read_000])
+    rules = frame[ok].groupby(["label", "label_marin_eger"]).size().rename("stories").reset_index() \
+        .rename(columns={"label": "ours", "label_marin_eger": "marin_eger"})
+    if reading == RULE:  # 000's rule decides the tables; ours is kept beside it
+        found = frame.label_marin_eger.isin(["female", "male"])  # 000 count a name only where the table knew it
+        frame = frame.assign(label_ours=frame.label, evidence_ours=frame.evidence,
+                             label=frame.label.where(~ok, frame.label_marin_eger),
+                             evidence=frame.evidence.where(~ok, frame.name_marin_eger.str.capitalize().where(found, "")))
+    return frame, rules
+
+
 def summary_table(frame: Any, level: float, n_boot: int, seed: int) -> Any:
     import pandas as pd
 
@@ -94,21 +142,30 @@ def summary_table(frame: Any, level: float, n_boot: int, seed: int) -> Any:
                                      ("no_name_share", ok.label == "none", ok))]
     rows += nmi_rows(nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), strata=gendered.variant.to_numpy(),
                               n_boot=n_boot, seed=seed, level=level))
+    if "label_marin_eger" in ok:  # the stories whose protagonist's gender the two rules read differently
+        from stereoprobe.studies.stories.marin_eger import gender_of
+
+        ours = ok.label_ours if "label_ours" in ok else ok.label
+        apart = ours.map(gender_of) != ok.label_marin_eger.map(gender_of)
+        rows.append(share_row("rules_differ", apart, ok, n_boot, seed, level))
     return pd.DataFrame(rows)
 
 
-def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> StoryScores:
+def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: int = 0, reading: str = "stereoprobe",
+          names_file: Any = None) -> StoryScores:
     from stereoprobe.generation.frame import read_texts, run_meta
 
     manifest, frame = read_texts(run_dir, STUDY, "stories", level, n_boot, seed)
+    frame, rules = both_rules(frame, reading, names_file)
     names = names_table(frame[frame.status == "ok"])
     result = StoryScores(frame, professions_table(frame, names, level), table4(frame), names,
-                         summary_table(frame, level, n_boot, seed))
+                         summary_table(frame, level, n_boot, seed), rules)
     result.meta = run_meta(
         run_dir, manifest, max_tokens=manifest.settings.max_tokens, classifier=manifest.parser_version,
         names_table=manifest.settings.options.get("names_table"),
         templates=(manifest.catalog.templates if manifest.catalog else {}),
-        statistics={"level": level, "bootstrap": n_boot, "seed": seed,
+        reading=reading, uci_table=None if names_file is None else str(Path(names_file).resolve()),
+        statistics={"level": level, "bootstrap": n_boot, "seed": seed, "estimand": _estimand(),
                     "profession_shares": "Jeffreys interval over the profession's stories",
                     "run_shares": "t-based cluster bootstrap over professions",
                     "nmi": "over stories with a female or male name; null: 999 permutations within prompts"})
@@ -124,12 +181,23 @@ def write_scores(result: StoryScores, out: Path) -> Path:
 def summary(result: StoryScores) -> str:
     s = result.summary.set_index("statistic")
     counts = result.texts.status.value_counts()
-    f, n = s.loc["female_of_gendered"], s.loc["nmi"]
+    f, n, c = s.loc["female_of_gendered"], s.loc["nmi"], s.loc["nmi_corrected"]
     return "\n".join([
         f"{len(result.texts)} stories: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in
                                                      ("ok", "empty", "truncated", "refused", "language", "failed")),
         f"Female names: {f.value:.1f}% ({f.low:.1f} to {f.high:.1f}) of {int(f.n)} stories with a gendered name; "
         f"unknown names {s.loc['unknown_share'].value:.1f}%, no name {s.loc['no_name_share'].value:.1f}%.",
-        f"NMI(profession, gender) = {n.value:.3f} (corrected {s.loc['nmi_corrected'].value:.3f}, {n.low:.3f} to "
-        f"{n.high:.3f}); by chance {n.null_mean:.3f}, "
-        f"p = {n.p:.3g}."])
+        f"NMI(profession, gender) = {n.value:.3f} (corrected {c.value:.3f}, {c.low:.3f} to "
+        f"{c.high:.3f}); by chance {n.null_mean:.3f}, "
+        f"p = {n.p:.3g}.", *rules_line(result)])
+
+
+def rules_line(result: StoryScores) -> list[str]:
+    """How many stories the two rules read differently, when both were applied."""
+    s = result.summary.set_index("statistic")
+    if "rules_differ" not in s.index:
+        return []
+    d = s.loc["rules_differ"]
+    return [f"Marin & Eger's rule (first two words, UCI table) and ours read {round(d.value * d.n / 100)} of "
+            f"{int(d.n)} stories' protagonists as another gender or none ({d.value:.1f}%); the tables use "
+            f"{'theirs' if result.meta.get('reading') == 'marin-eger' else 'ours'}."]

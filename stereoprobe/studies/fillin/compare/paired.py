@@ -35,7 +35,7 @@ from stereoprobe.stats.shares import MIN_PROBES
 LEVELS = ("all", "category", "group")
 DIFFERENCE_COLUMNS = [
     "run_a", "run_b", "level", "category", "group", "format", "negative_a", "negative_b", "difference",
-    "ci_low", "ci_high", "p", "q", "verdict", "probes", "clusters", "too_few_probes", "weighting",
+    "ci_low", "ci_high", "df", "p", "q", "verdict", "probes", "clusters", "too_few_probes", "weighting",
 ]
 VERDICTS = ("a more negative", "b more negative", "not distinguishable")
 SHARE_COLUMNS = ["run", "level", "category", "group", "format", "negative", "ci_low", "ci_high", "probes", "too_few_probes"]
@@ -191,10 +191,11 @@ def pair_differences(name_a: str, name_b: str, rows: Any, settings: Settings, we
             df = (g - h).astype(np.float64)
             ok = df >= 1
         low, high, p, q, too_few, verdict = _tested(diff, var, m, g, h, ok, df, settings)
+        df = np.where(np.isnan(low), np.nan, df)
         out.append(pd.DataFrame({
             "run_a": name_a, "run_b": name_b, "level": level,
             "category": labels["category"], "group": labels["group"], "format": labels["format"],
-            "negative_a": est_a, "negative_b": est_b, "difference": diff, "ci_low": low, "ci_high": high,
+            "negative_a": est_a, "negative_b": est_b, "difference": diff, "ci_low": low, "ci_high": high, "df": df,
             "p": p, "q": q, "verdict": verdict, "probes": probes, "clusters": g, "too_few_probes": too_few,
             "weighting": weighting,
         }))

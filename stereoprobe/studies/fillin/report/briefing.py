@@ -352,10 +352,22 @@ def category_page(category: str, pages: Sequence[GroupPage], ctx: dict[str, Any]
 
 
 def index_page(pages: Sequence[GroupPage], files: dict[str, str], categories: Sequence[dict[str, Any]],
-               ctx: dict[str, Any], figures: str) -> str:
+               ctx: dict[str, Any], figures: str, paper: dict[str, dict[str, float]] | None = None,
+               paper_line: str = "") -> str:
+    """The briefing's index; ``paper``: Busker et al.'s negative shares per category, shown under
+    each category's row (only what ``studies/fillin/paper.py`` allows), ``paper_line``: the line
+    under the table (what those rows are, or why they are not there)."""
+    def theirs(category: str) -> str:
+        row = (paper or {}).get(category)
+        if not row:
+            return ""
+        cells = "".join(f'<td class="num">{row[k]:.1f}%</td>' for k in ("all", "question", "statement"))
+        return f'<tr class="paper"><td>Busker et al. (2023)</td>{cells}<td></td></tr>'
+
     cats = "".join(
         f'<tr><th scope="row">{_cat_link(r["category"], files)}</th>{_share_td(r["negative"])}'
         f'{_share_td(r["question_negative"])}{_share_td(r["statement_negative"])}<td class="num">{r["probes"]}</td></tr>'
+        + theirs(r["category"])
         for r in categories
     )
     body = (
@@ -363,6 +375,7 @@ def index_page(pages: Sequence[GroupPage], files: dict[str, str], categories: Se
         '<th scope="col">category</th><th scope="col" class="num">negative</th><th scope="col" class="num">after a question</th>'
         '<th scope="col" class="num">after a statement</th><th scope="col" class="num">answered probes with a labelled word</th>'
         f'</tr>{cats}</table>'
+        + (f'<p class="small">{esc(paper_line)}</p>' if paper_line else "")
         + figures
         + '<h2>All groups</h2><p class="small">Groups that differ from their category come first; within that, by '
         'negative share. The order is not a ranking.</p>'

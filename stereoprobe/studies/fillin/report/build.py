@@ -351,8 +351,14 @@ def _write_html(data, cats, cat_slugs, pages, figs, out: Path) -> list[Path]:
         [("numbers (CSV)", "data/table4.csv")] + ([("question vs statement test (CSV)", "data/format_test.csv")]
                                                   if data.format_test is not None else []),
         clouds.data_uri)
+    from stereoprobe.studies.fillin import paper
+
+    used = (data.manifest.get("design"), data.manifest.get("mode"), data.meta.get("lexicon"), data.meta.get("synonyms"))
+    why = paper.reason(*used)
+    line = why or "Under each category: Busker et al.'s own negative shares (gpt-3.5-turbo-0301, 2023, their Table 4)."
     index = out / "index.html"
-    index.write_text(bf.index_page(pages, files, cat_rows, _context(data, None), fig2), encoding="utf-8")
+    index.write_text(bf.index_page(pages, files, cat_rows, _context(data, None), fig2, paper.negative(*used), line),
+                     encoding="utf-8")
     return [index] + written
 
 
