@@ -42,6 +42,10 @@ class Design:
     what: str  # one line: what is asked ("40 professions x 30 samples at temperature 0.5")
     source: str  # where the settings come from ("Sterlie et al. (2024), section 5.1")
     notes: tuple[str, ...] = field(default_factory=tuple)  # what differs from the paper, how it was chosen
+    #: How much wider its 95% intervals are than the default design's, measured on real runs of
+    #: both (the median over the study's gate metrics of width ratios; docs/designs.md); None:
+    #: not measured, or the default itself.
+    width_cost: float | None = None
 
 
 def designs_of(study: Any, options: Mapping[str, Any] | None = None) -> dict[str, Design]:
@@ -88,3 +92,67 @@ def apply(study: Any, name: str | None, options: Mapping[str, Any]) -> dict[str,
             raise DataError(f"{flag} {options.get(key)!r} conflicts with the {name} design of the {study.name} "
                             f"study, which {sets}; drop {flag} or drop --design {name}.")
     return {**options, **design.options, "given": frozenset(given) | frozenset(design.options), "design": name}
+
+
+# -- the quick designs' subsets: drawn once, kept as data (docs/designs.md) ----------------------
+def draw(items: Any, k: int, seed: Any) -> list[Any]:
+    """``k`` of ``items`` (all of them when fewer) drawn without replacement by numpy's generator
+    seeded with ``seed`` (an int or a list of ints), kept in their own order.
+
+    >>> draw(["a", "b", "c", "d", "e"], 2, 33)
+    ['c', 'd']
+    """
+    import numpy as np
+
+    items = list(items)
+    picked = np.random.default_rng(seed).choice(len(items), size=min(k, len(items)), replace=False)
+    return [items[i] for i in sorted(int(i) for i in picked)]
+
+
+def write_subset(path: Any, how: str, columns: Any, rows: Any) -> None:
+    """A quick design's subset as a CSV file in the study's ``data/`` folder, headed by comment
+    lines saying how it was drawn (``how``), read back with ``datafiles.read_rows``."""
+    import csv
+    import io
+    from pathlib import Path
+
+    out = io.StringIO()
+    out.write("".join(f"# {line}\n" for line in how.splitlines()))
+    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({c: row[c] for c in columns} for row in rows)
+    Path(path).write_text(out.getvalue(), encoding="utf-8")
+
+
+def read_subset(path: Any, columns: Any) -> list[dict[str, str]]:
+    """The rows of a quick design's subset file (``write_subset``)."""
+    from stereoprobe.datafiles import read_rows
+
+    from pathlib import Path
+
+    return [row for _, row in read_rows(Path(path), list(columns))]
+
+
+def redraw(study: Any) -> Any:
+    """Draw ``study``'s quick subset afresh (its designs module's ``draw_quick``) and write it to
+    its file (``quick_file``), headed by the draw's docstring; the path, or None for a study whose
+    quick design keeps no subset. Run once, when a design is made (``redraw_all``)."""
+    import inspect
+
+    module = study.designs()
+    if module is None or not hasattr(module, "draw_quick"):
+        return None
+    rows = module.draw_quick()
+    how = " ".join(inspect.getdoc(module.draw_quick).split())
+    write_subset(module.quick_file(), f"The {study.name} study's quick design (docs/designs.md). {how}\n"
+                 "Written by stereoprobe.designs.redraw_all(); tests/test_suite_designs.py checks it is that draw.",
+                 list(rows[0]), rows)
+    return module.quick_file()
+
+
+def redraw_all() -> list[Any]:
+    """Every study's quick subset drawn and written (``redraw``): ``python -c "from
+    stereoprobe.designs import redraw_all; redraw_all()"``, once, when a quick design is made."""
+    from stereoprobe.studies import get_study, names
+
+    return [path for path in (redraw(get_study(name)) for name in names()) if path is not None]

@@ -31,6 +31,17 @@ class Estimate:
     completion_tokens_max: int
     cost: float | None
     note: str = ""
+    answers: int = 0  # the records a run stores: prompts x samples (requests can be fewer: n per request)
+
+    def priced(self, price_in: float | None, price_out: float | None) -> float | None:
+        """The cost at these prices per million tokens (None without prices).
+
+        >>> Estimate(2, 1_000_000, 500_000, 600_000, None).priced(0.15, 0.6)
+        0.45
+        """
+        if price_in is None and price_out is None:
+            return None
+        return (self.prompt_tokens * (price_in or 0) + self.completion_tokens * (price_out or 0)) / 1e6
 
     def summary(self) -> str:
         text = (
@@ -67,9 +78,8 @@ def estimate(
     requests = round(len(prompts) * samples * requests_per_prompt) + extra_requests
     prompt_tokens = round(requests / max(1, len(prompts)) * sum(-(-len(p) // 4) + 7 for p in prompts))
     completion = requests * min(words_tokens, max_tokens)
-    cost = None
-    if price_in is not None or price_out is not None:
-        cost = (prompt_tokens * (price_in or 0) + completion * (price_out or 0)) / 1e6
     per = requests / max(1, len(prompts) * samples)
     note = f" ({per:.1f}".removesuffix(".0") + " per probe in next-word mode)" if requests_per_prompt != 1 or extra_requests else ""
-    return Estimate(requests, prompt_tokens, completion, requests * max_tokens, cost, note)
+    out = Estimate(requests, prompt_tokens, completion, requests * max_tokens, None, note, len(prompts) * samples)
+    out.cost = out.priced(price_in, price_out)
+    return out

@@ -6,9 +6,17 @@ import time
 from typing import Any, Callable
 
 
-def progress_bar(total: int, progress: bool, unit: str = "probe") -> Any:
-    """tqdm's bar on a terminal; elsewhere (CI logs, ``> file``) a plain line every few seconds."""
+def progress_bar(total: int, progress: Any, unit: str = "probe") -> Any:
+    """tqdm's bar on a terminal; elsewhere (CI logs, ``> file``) a plain line every few seconds.
+
+    ``progress``: True or False (no display), or a caller's own display, a callable
+    ``(total, unit) -> bar`` (``update``, ``set_postfix``, ``close``): what ``stereoprobe
+    suite`` passes every study's collect, so one display shows the whole suite.
+    """
     import sys
+
+    if callable(progress):
+        return progress(total, unit)
 
     from tqdm import tqdm
 

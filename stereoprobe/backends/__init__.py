@@ -169,6 +169,10 @@ def reject_chat_only(options: dict[str, Any]) -> None:
         )
 
 
+#: A study that scores continuations reads a model file's probabilities, never its chat.
+FILE_SCORED_NOT_CHAT = "This study reads a model file's exact probabilities in-process; drop --mode chat."
+
+
 def make_scorer(
     model: str | None = None,
     base_url: str | None = None,
@@ -200,7 +204,7 @@ def make_scorer(
 
         refuse_with_model_file(model, base_url)
         if mode == "chat":
-            raise DataError("This study reads a model file's exact probabilities in-process; drop --mode chat.")
+            raise DataError(FILE_SCORED_NOT_CHAT)
         model_file = str(check_model_file(model_file, workers=workers).path)
     if model is None and base_url is None:
         if mode == "chat":

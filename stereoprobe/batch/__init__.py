@@ -34,6 +34,7 @@ from stereoprobe.errors import DataError
 KINDS = ("file", "openai", "anthropic", "ingest", "dry-run")
 PROVIDERS = ("openai", "anthropic")
 DEFAULT_POLL = 30.0  # seconds between polls of a provider's batches
+BATCH_PRICE = 0.5  # the providers' batch price, a share of the live price (OpenAI's and Anthropic's: half)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from stereoprobe.batch import BATCH_PRICE
 from stereoprobe.batch.clients import LIMITS, make_client
 from stereoprobe.batch.files import Result, check_results, iter_results
 from stereoprobe.batch.seam import owner
@@ -197,7 +198,7 @@ def dry_run(job: Any, spec: Any, out: Path, backend: Any) -> Any:
             f"{per_batch:,} requests and {most // 2**20} MB each; {size / 2**20:.1f} MB in all); about "
             f"{prompt_tokens:,} prompt tokens, at most {completion_max:,} completion tokens")
     if spec.price_in is not None or spec.price_out is not None:
-        cost = (prompt_tokens * (spec.price_in or 0) + completion_max * (spec.price_out or 0)) / 1e6 / 2
+        cost = (prompt_tokens * (spec.price_in or 0) + completion_max * (spec.price_out or 0)) / 1e6 * BATCH_PRICE
         text += f"; at most {cost:.4f} at the batch price (half the given prices per million tokens)"
     return BatchResult(run_dir=out, asked=0, kind="dry-run", lines=[text + ". Nothing was asked (--dry-run)."],
                        next_line="Next: the same command without --dry-run submits them.")

@@ -32,6 +32,8 @@ WALK = ("Remote next-word mode walks each probe in dependent requests (the candi
         "complete), which a batch cannot carry; use --mode chat, or run it live.")
 IN_PROCESS = ("--batch and --batch-file write requests for a served model: give --model (and --base-url for another "
               "endpoint); the embedded model and --model-file run in-process, with nothing to batch.")
+TEXTS = ("A generation study asks for several texts per request (the API's n), which a batch line cannot carry; "
+         "ask it live (without --batch).")
 
 
 class _Sent(BaseException):
@@ -55,7 +57,8 @@ def check_batchable(backend: Any) -> None:
     """Refuse, in one line, a backend whose requests depend on each other's replies."""
     sender = owner(backend)
     if sender is None:
-        raise DataError(IN_PROCESS)
+        generator = getattr(backend, "generator", None)  # a generation study's (generation/ask.py)
+        raise DataError(TEXTS if getattr(generator, "chat", None) is not None else IN_PROCESS)
     if getattr(sender, "mode", None) == "next-word" and not callable(getattr(sender, "logprobs", None)):
         raise DataError(WALK)
 

@@ -16,7 +16,8 @@ import click
 from stereoprobe import __version__
 from stereoprobe.cli._common import INTERRUPTED
 
-COMMANDS = ("probes", "collect", "reparse", "sentiment", "score", "report", "baseline", "compare", "ingest", "batch", "gate", "card")
+COMMANDS = ("probes", "collect", "reparse", "sentiment", "score", "report", "baseline", "compare", "ingest", "batch", "gate",
+            "card", "suite")
 
 
 class _LazyGroup(click.Group):
@@ -77,6 +78,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
       stereoprobe batch cancel RUN_DIR   cancel a run's provider batches (collect --batch)
       stereoprobe gate RUN ... --policy P  a release gate: rules judged by intervals (exit 0/1/2)
       stereoprobe card SUITE [SUITE ...]  the bias card of a suite, or models compared
+      stereoprobe suite                  every study of one model, scored and reported, and its card
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug

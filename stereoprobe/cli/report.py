@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import click
@@ -54,16 +55,10 @@ def command(run_dir, only, categories, out, figure_set, palette_name, workers):
 
     study = study_of_run(run_dir)
     check_flags(study, "report", given_options(click.get_current_context()))
-    if study.name != "fill-in":
-        for line in study.report(run_dir, {"out": out}):
-            click.echo(line)
-        return
-    from stereoprobe.studies.fillin.report import build_report
-
-    result = build_report(run_dir, out=out, categories=list(categories) or None, only=only, workers=workers,
-                          figures=figure_set, palette_name=palette_name, progress=progress_callback("group"))
-    if result.figures:
-        click.echo(f"Wrote {len(result.figures)} figure files to {result.out / 'figures'}.")
-    if result.briefing:
-        click.echo(f"Wrote {len(result.briefing)} briefing files; open {result.out / 'briefing' / 'index.html'}.")
-    click.echo(f"Done in {result.seconds:.1f} s.", err=True)
+    start = time.perf_counter()
+    options = {"out": out, "categories": categories, "only": only, "workers": workers, "figure_set": figure_set,
+               "palette_name": palette_name, "progress": progress_callback("group")}
+    for line in study.report(run_dir, options):
+        click.echo(line)
+    if study.name == "fill-in":
+        click.echo(f"Done in {time.perf_counter() - start:.1f} s.", err=True)

@@ -143,9 +143,7 @@ class GenerationStudy(FolderStudy):
             result.completion_tokens_max = len(probes) * s["samples"] * s["max_tokens"]
             result.note = (f" ({len(probes)} prompts x {s['samples']} samples at temperature {s['temperature']:g}; "
                            f"{min(s['samples'], PER_REQUEST)} texts per request where the endpoint takes n)")
-            price_in, price_out = options.get("price_in"), options.get("price_out")
-            if price_in is not None or price_out is not None:
-                result.cost = (result.prompt_tokens * (price_in or 0) + result.completion_tokens * (price_out or 0)) / 1e6
+            result.cost = result.priced(options.get("price_in"), options.get("price_out"))
         return result
 
     # -- reparse: the stored texts classified again --------------------------------------

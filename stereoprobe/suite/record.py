@@ -37,6 +37,9 @@ class StudyEntry:
     counts: Mapping[str, int] = field(default_factory=dict)  # the run manifest's counts
     demonstration: str | None = None  # why the numbers are a demonstration on this model, if they are
     error: str | None = None  # the one-line error that stopped it, if any
+    what: str = ""  # what its design asks, in one line (the Design's ``what``)
+    width_cost: float | None = None  # its design's intervals / the default design's (Design.width_cost)
+    seconds: Mapping[str, float] = field(default_factory=dict)  # collect, score, report: the last session's wall time
 
     def __post_init__(self) -> None:
         if self.state not in STATES:
@@ -91,7 +94,11 @@ def is_suite(folder: str | Path) -> bool:
 
 
 def read_suite(folder: str | Path) -> SuiteRecord | None:
-    """The suite's record, or None when ``folder`` holds none; a damaged one is refused in one line."""
+    """The suite's record, or None when ``folder`` holds none; a damaged one is refused in one line.
+
+    A study recorded as ``collecting`` while no suite holds the folder's lock was stopped by
+    a signal that ends the process at once (``kill``, ``kill -9``): it reads as ``stopped``,
+    as a run's ``running`` manifest does (its run folder says how far it got)."""
     path = suite_path(folder)
     if not path.is_file():
         return None
@@ -101,7 +108,14 @@ def read_suite(folder: str | Path) -> SuiteRecord | None:
         raise DataError(f"{path}: not valid JSON ({exc}); restore it or use a new --out folder.") from None
     if not isinstance(data, dict):
         raise DataError(f"{path}: not a suite record (a JSON object); restore it or use a new --out folder.")
-    return SuiteRecord.from_dict(data, str(path))
+    record = SuiteRecord.from_dict(data, str(path))
+    if any(e.state == "collecting" for e in record.studies):
+        from stereoprobe.store import is_locked
+
+        if not is_locked(folder):
+            record = replace(record, studies=tuple(replace(e, state="stopped") if e.state == "collecting" else e
+                                                   for e in record.studies))
+    return record
 
 
 def write_suite(folder: str | Path, record: SuiteRecord) -> None:

@@ -74,6 +74,23 @@ class FillInStudy(Study):
                        synonyms=not options.get("no_synonyms"), ci=options.get("ci", 0.95),
                        bootstrap=options.get("n_boot", 2000), seed=options.get("seed", 0))
 
+    def report(self, run_dir: Path, options: Mapping[str, Any]) -> list[str]:
+        """Figures and briefings (``report/``'s ``build_report``); ``options``: the report
+        command's (``only``, ``categories``, ``out``, ``figure_set``, ``palette_name``, ``workers``)
+        and ``progress``, a ``(done, total)`` callback."""
+        from stereoprobe.studies.fillin.report import build_report
+
+        result = build_report(run_dir, out=options.get("out"), categories=list(options.get("categories") or ()) or None,
+                              only=options.get("only"), workers=options.get("workers"),
+                              figures=options.get("figure_set") or "pages",
+                              palette_name=options.get("palette_name") or "safe", progress=options.get("progress"))
+        lines = []
+        if result.figures:
+            lines.append(f"Wrote {len(result.figures)} figure files to {result.out / 'figures'}.")
+        if result.briefing:
+            lines.append(f"Wrote {len(result.briefing)} briefing files; open {result.out / 'briefing' / 'index.html'}.")
+        return lines
+
     def summary(self, result: Any) -> str:
         from stereoprobe.studies.fillin.sentiment import format_summary
 

@@ -86,10 +86,13 @@ class JobsStudy(FolderStudy):
 
     def _scorer_check(self, options: Mapping[str, Any]) -> None:
         """A --model-file that cannot be used is refused before anything is estimated."""
-        from stereoprobe.backends import refuse_with_model_file
+        from stereoprobe.backends import FILE_SCORED_NOT_CHAT, refuse_with_model_file
         from stereoprobe.backends.modelfile import check_model_file
+        from stereoprobe.errors import DataError
 
         refuse_with_model_file(options.get("model"), options.get("base_url"))
+        if options.get("mode") == "chat":  # as make_scorer refuses it, before anything is estimated
+            raise DataError(FILE_SCORED_NOT_CHAT)
         check_model_file(options["model_file"], workers=options.get("workers"))
 
 
