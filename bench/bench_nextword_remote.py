@@ -29,23 +29,24 @@ buffer the embedded path uses, so both run the same kernels.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
-import socket
-import subprocess
 import sys
+import tempfile
 import time
-import urllib.request
 from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # llama_server.py
 
 from stereoprobe.backends.local import LocalModelBackend  # noqa: E402
 from stereoprobe.backends.nextword_remote import NextWordCompletionsBackend  # noqa: E402
 from stereoprobe.studies.fillin.catalog import load_catalog  # noqa: E402
 from stereoprobe.studies.fillin.groupwords import WORD_RULES  # noqa: E402
+from llama_server import serve  # noqa: E402
 
 
 def sample_probes(n: int, seed: int) -> list:
@@ -57,29 +58,6 @@ def sample_probes(n: int, seed: int) -> list:
     per = max(1, n // len(by_category))
     chosen = [p for cat in sorted(by_category) for p in rng.sample(by_category[cat], min(per, len(by_category[cat])))]
     return chosen
-
-
-def start_server(model_path: str, port: int, log: Path) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve().parent.parent / "tests" / "llama_server.py"), "--model", model_path, "--model_alias", "gemma", "--host",
-         "127.0.0.1", "--port", str(port), "--n_ctx", "256", "--n_batch", "1", "--n_ubatch", "1", "--verbose", "false"],
-        stdout=open(log, "wb"), stderr=subprocess.STDOUT, env={**os.environ, "NO_PROXY": "127.0.0.1"})
-    deadline = time.monotonic() + 300
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2):
-                return proc
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise SystemExit("the server did not start: " + log.read_text()[-2000:])
-            time.sleep(0.5)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def diagnose(local, remote, tie: float, threshold: float) -> str:
@@ -124,25 +102,21 @@ def main() -> None:
     t_local = time.perf_counter() - t0
     model_path = str(local.model_path)
     local.close()
-    proc = None
-    url = args.url
-    if url is None:
-        port = free_port()
-        proc = start_server(model_path, port, Path("/tmp") / f"bench_nextword_server_{port}.log")
-        url = f"http://127.0.0.1:{port}/v1"
-    remote = NextWordCompletionsBackend(args.model, url, "not-needed", timeout=300, word_rules=WORD_RULES)
-    theirs, requests = [], []
-    t0 = time.perf_counter()
-    try:
-        for p in probes:
-            theirs.append(remote.ask(p))
-            requests.append(remote.attempts_of_last_ask())
-    finally:
-        t_remote = time.perf_counter() - t0
-        remote.close()
-        if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=60)
+    with contextlib.ExitStack() as stack:
+        url = args.url
+        if url is None:
+            log = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "server.log"
+            url = stack.enter_context(serve(model_path, log))
+        remote = NextWordCompletionsBackend(args.model, url, "not-needed", timeout=300, word_rules=WORD_RULES)
+        theirs, requests = [], []
+        t0 = time.perf_counter()
+        try:
+            for p in probes:
+                theirs.append(remote.ask(p))
+                requests.append(remote.attempts_of_last_ask())
+        finally:
+            t_remote = time.perf_counter() - t0
+            remote.close()
     load1 = os.getloadavg()[0]
     threshold = 0.20
     kinds = Counter()

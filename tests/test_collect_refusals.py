@@ -49,12 +49,8 @@ def test_unknown_model_is_one_line(fake_openai, api_key, tmp_path, run_cli):
     assert len(fake_openai.seen) == 1
 
 
-def test_unreachable_base_url_says_to_check_it(tmp_path, run_cli, api_key):
-    import socket
-
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+def test_unreachable_base_url_says_to_check_it(tmp_path, run_cli, api_key, refused_port):
+    port = refused_port
     res = run_cli("collect", "--model", MODEL, "--base-url", f"http://127.0.0.1:{port}/v1",
                   "--out", tmp_path / "run", "--limit", "3", "--max-retries", "0", "-q")
     line = one_error_line(res)

