@@ -32,7 +32,8 @@ def shares(occ: Any, keys: list[str]) -> Any:
     import pandas as pd
 
     levels = keys if "format" in keys else [*keys, "format"]
-    counts = pd.crosstab([occ[k] for k in levels], occ["label"])
+    # crosstab's table (observed keys, sorted), counted without its per-cell Python aggregation
+    counts = occ.groupby([occ[k] for k in levels] + [occ["label"]]).size().unstack("label", fill_value=0)
     counts = counts.reindex(columns=list(LABEL_ORDER), fill_value=0)
     if len(levels) == 1:
         counts.index = pd.MultiIndex.from_arrays([counts.index], names=levels)
