@@ -1,6 +1,6 @@
-"""The speed-ups of `stereoprobe report` and `sentiment` change nothing: word clouds drawn with
-the cached fonts are the pixels wordcloud draws with Pillow's own, and the lazily built
-WordNet index answers as NLTK's eager one (docs/benchmarks.md)."""
+"""The speed-ups of `stereoprobe report` and `sentiment` change nothing: word clouds laid out
+and drawn by cloud_layout are the pixels wordcloud draws, and the lazily built WordNet index
+answers as NLTK's eager one (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -12,26 +12,41 @@ import pytest
 from stereoprobe.studies.fillin.report.words import Word
 
 
-def test_clouds_with_cached_fonts_are_the_same_pixels():
-    import wordcloud.wordcloud
-    from PIL import ImageFont
+def _wordcloud_image(words, size):
+    """The cloud as wordcloud itself lays it out and draws it, with clouds.cloud_image's settings."""
+    from wordcloud import WordCloud
 
     from stereoprobe.studies.fillin.report import clouds
 
+    labels = {w.word: w.label for w in words}
+    lw, lh = round(size[0] / clouds.LAYOUT_SCALE), round(size[1] / clouds.LAYOUT_SCALE)
+    wc = WordCloud(width=lw, height=lh, scale=clouds.LAYOUT_SCALE, background_color="white",
+                   font_path=clouds.font_path(), max_words=clouds.MAX_WORDS, max_font_size=max(8, lh // 3),
+                   min_font_size=6, font_step=2, prefer_horizontal=0.95, relative_scaling=0.6, random_state=0,
+                   color_func=lambda word, **_: clouds.colour_of(labels.get(word, "")))
+    img = wc.generate_from_frequencies({w.word: w.count for w in words[:clouds.MAX_WORDS]}).to_image()
+    return img if img.size == size else img.resize(size)
+
+
+@pytest.mark.parametrize("size", [(440, 275), (900, 520), (300, 200)])
+def test_clouds_are_the_pixels_wordcloud_draws(size):
+    """cloud_layout's port of wordcloud's layout and drawing (its caches warm after the first
+    round) gives wordcloud's own pixels: the same random draws, sizes, positions, rotations
+    (1 word in 20 turned 90 degrees), and words that fill the canvas until no more fit. A
+    wrong integral-image update, box, margin or random draw moves words and fails this."""
+    from stereoprobe.studies.fillin.report import clouds
+    from stereoprobe.studies.fillin.sentiment.label import _lemma_table
+
     rng = random.Random(1)
-    vocab = ["lonely", "kind", "greedy", "wise", "loud", "proud", "calm", "rude", "honest", "lazy", "brave", "shy"]
-    sets = [[Word(w, rng.randint(1, 30), rng.choice(["positive", "negative", "neutral"])) for w in rng.sample(vocab, 9)]
-            for _ in range(4)]
-    cached = [clouds.cloud_image(words).tobytes() for words in sets * 2]  # the second round hits the caches
-    original = clouds._wordcloud_fonts
-    try:
-        clouds._wordcloud_fonts = lambda: ImageFont  # Pillow's own, as wordcloud imports it
-        plain = [clouds.cloud_image(words).tobytes() for words in sets * 2]
-    finally:
-        clouds._wordcloud_fonts = original
-        wordcloud.wordcloud.ImageFont = original()
-    assert cached == plain
-    assert len(set(plain)) == 4
+    vocab = sorted(w for w in _lemma_table() if w.isalpha() and 3 <= len(w) <= 12)
+    vocab = rng.sample(vocab, 400) + ["jealous", "fly", "quirky", "Ypsilanti", "AVAWAY", "jejunum"]
+    sets = [[Word(w, rng.randint(1, 60) if k else 80, rng.choice(["positive", "negative", "neutral"]))
+             for k, w in enumerate(rng.sample(vocab, rng.choice([5, 40, 150])))] for _ in range(8)]
+    sets = [sorted(s, key=lambda w: -w.count) for s in sets]
+    ours = [clouds.cloud_image(words, size).tobytes() for words in sets * 2]  # the second round hits the caches
+    theirs = [_wordcloud_image(words, size).tobytes() for words in sets]
+    assert ours == theirs * 2
+    assert len(set(theirs)) == len(sets)
 
 
 def test_lazy_wordnet_index_answers_as_nltks():

@@ -17,7 +17,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 from stereoprobe.page import palette
 from stereoprobe.studies.fillin.report import briefing as bf
@@ -191,13 +191,12 @@ def draw_all(data: SentimentData, groups: list[GroupJob], cat_jobs: list[Categor
     return done, {key: (png, paths) for key, png, paths in cat_done}
 
 
-def _warm() -> Any:
+def _warm() -> None:
     """Import what the workers draw with and find the fonts, before they are forked."""
-    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.backends.backend_agg  # noqa: F401  (Figures 2 and 3)
     import matplotlib.figure  # noqa: F401
-    import wordcloud.wordcloud  # noqa: F401
-    from PIL import ImageDraw, ImageFont  # noqa: F401
+    import wordcloud.query_integral_image  # noqa: F401  (the clouds)
+    from PIL import ImageDraw  # noqa: F401
 
     clouds.font_path()
     clouds.font_path(True)
-    return clouds._wordcloud_fonts()
