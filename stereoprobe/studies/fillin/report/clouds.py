@@ -54,10 +54,13 @@ def colour_of(label: str) -> str:
 
 @lru_cache(maxsize=None)
 def font_path(bold: bool = False) -> str:
-    """DejaVu Sans as shipped with matplotlib (no system fonts needed)."""
+    """DejaVu Sans as shipped with matplotlib (no system fonts needed), as a plain str
+    (matplotlib 3.11's path object costs 10 us to hash, and the clouds' caches hash it
+    about 100,000 times a report)."""
     from matplotlib import font_manager
 
-    return font_manager.findfont(font_manager.FontProperties(family="DejaVu Sans", weight="bold" if bold else "normal"))
+    props = font_manager.FontProperties(family="DejaVu Sans", weight="bold" if bold else "normal")
+    return str(font_manager.findfont(props))
 
 
 @lru_cache(maxsize=64)
