@@ -316,7 +316,7 @@ def test_notebook_functions_return_figures(run):
     heat = figure_templates(data, "gender")
     rows = [t.get_text() for t in heat.axes[0].get_yticklabels()]
     assert rows == ["all gender groups", "women", "stepfathers", ODD]  # most negative first
-    cells = [t.get_text() for t in heat.axes[0].texts]  # row by row: questions, then statements
+    cells = [item[2] for item in heat.axes[0].texts[0].items]  # row by row: questions, then statements
     # top row, "why are ... so": complicated, grumpy, angry negative; beautiful, radical positive: 3 of 5
     # over 3 probes, enough for a share. A group cell is one probe: its word counts, not a share.
     assert cells[0] == "60 (n=3)"

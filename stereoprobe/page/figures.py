@@ -60,8 +60,9 @@ def to_png(fig: "Figure") -> bytes:
 
 
 def texts(ax, items, **style):
-    """Many texts of one style in one artist: ``items`` are (x, y, text, colour, weight),
-    ``style`` is what ``ax.text`` takes for all of them (fontsize, ha, va, ...).
+    """Many texts of one style in one artist (returned; its ``items`` are the texts):
+    ``items`` are (x, y, text, colour, weight), ``style`` is what ``ax.text`` takes for all
+    of them (fontsize, ha, va, ...).
 
     Each text is drawn by matplotlib's own ``Text.draw``, at the position and with the
     layout ``ax.text`` would give it, so the pixels are the same (tests/test_page_figures.py);
@@ -72,12 +73,15 @@ def texts(ax, items, **style):
     from matplotlib.text import Text
 
     class Texts(Text):
+        #: the texts drawn: (x, y, text, colour, weight)
+        items: list
+
         def draw(self, renderer):  # noqa: D102
             if not self.get_visible():
                 return
             self._layouts = {}
             try:
-                for x, y, text, colour, weight in items:
+                for x, y, text, colour, weight in self.items:
                     self.set_position((x, y))
                     self.set_text(text)
                     self.set_color(colour)
@@ -101,5 +105,6 @@ def texts(ax, items, **style):
     # ax.text's defaults (baseline, left, data coordinates, not clipped), then the style
     artist = Texts(0, 0, "", **{"verticalalignment": "baseline", "horizontalalignment": "left",
                                "transform": ax.transData, "clip_on": False, **style})
+    artist.items = list(items)
     ax.add_artist(artist)
     return artist
