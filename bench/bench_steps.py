@@ -8,7 +8,7 @@ Every study's run on its default design (bench/study_runs.py, made in ``--runs``
 there) is scored and reported by both versions: ``--base REV``'s ``stereoprobe/``, ``groups/``
 and ``lexicons/`` exported with ``git archive``, and this checkout, each as its own process
 (``python -c`` with the version's folder first on the path, from an empty working folder), on
-a fresh copy of the run: the scoring steps (`sentiment`, `score`) on the records alone, the
+a fresh copy of the run (this checkout copied when the bench starts): the scoring steps (`sentiment`, `score`) on the records alone, the
 report steps on the run with its scores (written once by this checkout).
 
 The calibration (``python3 ../shared/tools/calibrate.py``: a fixed single-core workload,
@@ -95,6 +95,14 @@ def export(rev: str, into: Path) -> Path:
     data = subprocess.run(["git", "archive", rev, "stereoprobe", "groups", "lexicons"], cwd=ROOT,
                           capture_output=True, check=True).stdout
     tarfile.open(fileobj=io.BytesIO(data)).extractall(into, filter="data")
+    return into
+
+
+def snapshot(into: Path) -> Path:
+    """This checkout's ``stereoprobe/``, ``groups/`` and ``lexicons/`` as they are now (edits made
+    while the bench runs do not reach it)."""
+    for name in ("stereoprobe", "groups", "lexicons"):
+        shutil.copytree(ROOT / name, into / name, ignore=shutil.ignore_patterns("__pycache__"))
     return into
 
 
@@ -214,7 +222,7 @@ def main() -> None:
         runs_dir = args.runs or tmp / "runs"
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                               text=True).stdout.strip()
-        versions = {"old": export(args.base, tmp / "old"), "new": ROOT}
+        versions = {"old": export(args.base, tmp / "old"), "new": snapshot(tmp / "new")}
         runs = {}
         for step in steps:
             study, _, holds = STEPS[step]
@@ -236,7 +244,7 @@ def main() -> None:
                 order = ["old", "new"] if (rep + i) % 2 == 0 else ["new", "old"]
                 pair = []
                 for version in order:
-                    copy = fresh_copy(runs[study], holds, tmp / "work" / f"{version}")
+                    copy = fresh_copy(runs[study], holds, tmp / "work" / version)
                     load = os.getloadavg()[0]
                     wall, cpu, rss = run_child(command(versions[version], cmd, str(copy)), tmp)
                     pair.append(Measure(step, version, rep, load, wall, cpu, rss))
