@@ -71,6 +71,15 @@ def test_lazy_wordnet_index_answers_as_nltks():
                 assert [s.name() for s in lazy.synsets(w, pos=pos)] == [s.name() for s in eager.synsets(w, pos=pos)], w
             assert lazy.morphy(w) == eager.morphy(w)
         assert "xyzzy" not in lazy._lemma_pos_offset_map
+        # every index entry is found by the binary search, the same offsets as NLTK's: a sample,
+        # the first and last lemma of each file and prefixes of one another ("act", "act_up")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fresh = type(lazy)(lazy.root, None)._lemma_pos_offset_map
+        sample = random.Random(1).sample(names, 5000) + names[:3] + names[-3:] + ["act", "act_up", "a", "zymurgy"]
+        for name in sample:
+            assert dict(fresh[name]) == dict(eager._lemma_pos_offset_map[name]), name
+        assert "act_u" not in fresh and "" not in fresh and " act" not in fresh
         assert list(lazy.all_lemma_names("s")) == list(eager.all_lemma_names("s"))  # iterating loads all, in order
 
 

@@ -1,12 +1,13 @@
-"""page/figures.texts: many texts in one artist draw the pixels one ax.text per text draws."""
+"""page/figures.texts and row_labels: many texts in one artist draw the pixels one ax.text per
+text (and the y axis's tick labels) draw."""
 
 from __future__ import annotations
 
 import numpy as np
 
 
-def _heatmap(one_artist: bool, fmt: str = "png"):
-    from stereoprobe.page.figures import figure, texts, to_image
+def _heatmap(one_artist: bool, fmt: str = "png", with_rows: bool = True):
+    from stereoprobe.page.figures import figure, row_labels, texts, to_image
 
     rng = np.random.default_rng(3)
     values = rng.uniform(0, 100, (12, 5))
@@ -19,11 +20,18 @@ def _heatmap(one_artist: bool, fmt: str = "png"):
             # repeated texts (the layouts kept within a drawing), fractions, widths, both colours and weights
             text = ["3/6", "45", "–", f"{values[i, j]:.0f} (n={i})", "12"][(i + j) % 5]
             items.append((j, i, text, "white" if values[i, j] > 60 else "black", "bold" if i == 0 else "normal"))
+    rows = [(f"group {i}" if i else "all groups", "bold" if i == 0 else "normal") for i in range(12)]
     if one_artist:
         texts(ax, items, ha="center", va="center", fontsize=9)
+        if with_rows:
+            row_labels(ax, rows, fontsize=9)
     else:
         for x, y, text, colour, weight in items:
             ax.text(x, y, text, ha="center", va="center", fontsize=9, color=colour, fontweight=weight)
+        if with_rows:
+            ax.set_yticks(range(12), [text for text, _ in rows], fontsize=9)
+            ax.get_yticklabels()[0].set_fontweight("bold")
+            ax.tick_params(axis="y", length=0)
     ax.annotate("after the cells", xy=(0.5, 1), xycoords="axes fraction", ha="center")
     if fmt == "svg":
         import io
@@ -34,7 +42,7 @@ def _heatmap(one_artist: bool, fmt: str = "png"):
     return np.asarray(to_image(fig))
 
 
-def test_texts_in_one_artist_are_the_pixels_of_one_text_each():
+def test_texts_and_row_labels_in_one_artist_are_the_pixels_of_one_text_each():
     one, many = _heatmap(True), _heatmap(False)
     assert one.shape == many.shape
     assert (one == many).all()
@@ -47,7 +55,7 @@ def test_texts_in_one_artist_are_the_pixels_of_one_text_each():
 def test_texts_in_one_artist_write_the_same_svg_text():
     import re
 
-    one, many = _heatmap(True, "svg"), _heatmap(False, "svg")
+    one, many = _heatmap(True, "svg", with_rows=False), _heatmap(False, "svg", with_rows=False)
     # the same glyphs at the same places; only generated ids (and references to them) may differ
     strip = re.compile(r'id="[^"]*"|#[a-z][0-9a-f]{10}')
     assert strip.sub("", one) == strip.sub("", many)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from stereoprobe.page import palette
 from stereoprobe.studies.fillin.report.data import ALL, SentimentData
-from stereoprobe.page.figures import figure as _figure, save, tex_safe, texts, to_image, to_png  # noqa: F401
+from stereoprobe.page.figures import figure as _figure, row_labels, save, tex_safe, texts, to_image, to_png  # noqa: F401
 from stereoprobe.page.numbers import Share
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -195,15 +195,14 @@ def _template_cells(ax, grid: _TemplateGrid, cmap) -> None:
                     text = f"{math.floor(v + 0.5):.0f}" + n_note
                 colour = _text_on(cmap(v / 100))
             items.append((j, i, text, colour, "bold" if i == 0 else "normal"))
-    texts(ax, items, ha="center", va="center", fontsize=9)
+    texts(ax, items, ha="center", va="center", fontsize=9, label="cells")
 
 
 def _template_axes(ax, names: list[str], cols: list[tuple[str, str, str]]) -> None:
     """Row and column labels, the white rules under the category row and between the formats,
     and the 'question probes' / 'statement probes' headings."""
     n = len(names)
-    ax.set_yticks(range(n), names, fontsize=9)
-    ax.get_yticklabels()[0].set_fontweight("bold")
+    row_labels(ax, [(name, "bold" if i == 0 else "normal") for i, name in enumerate(names)], fontsize=9)
     ax.set_xticks(range(len(cols)), ["\n".join(textwrap.wrap(tex_safe(lbl), 14)) for _, _, lbl in cols], fontsize=9)
     ax.xaxis.tick_top()
     ax.tick_params(length=0)
