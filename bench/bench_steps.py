@@ -13,8 +13,9 @@ report steps on the run with its scores (written once by this checkout).
 
 The calibration (``python3 ../shared/tools/calibrate.py``: a fixed single-core workload,
 its best of three, in seconds) is measured before and after each pair of old and new
-processes; a step's time divided by the mean of the two is its time in "cal". The two
-versions alternate which goes first. Per process: wall and CPU seconds (its own and its
+processes; a step's time divided by the mean of the two is its time in "cal". Its CPU
+seconds (a run's, from ``wait4``) are kept too: CPU seconds over them ("CPU cal") vary
+less on a busy machine than wall times do. The two versions alternate which goes first. Per process: wall and CPU seconds (its own and its
 workers', from ``wait4``), peak RSS (the largest process of its tree) and the 1-minute load
 average before it. Then, per step, medians over the repetitions and the median of the
 pairs' ratios new / old, and whether the two versions wrote the same files (byte for byte;
@@ -73,7 +74,8 @@ class Measure:
     wall: float
     cpu: float
     rss_mb: float
-    cal: float = 0.0
+    cal: float = 0.0  # the calibration's seconds around the pair (mean of before and after)
+    cal_cpu: float = 0.0  # its CPU seconds a run, around the pair
 
 
 def find_calibrate(given: str | None) -> Path:
@@ -86,9 +88,16 @@ def find_calibrate(given: str | None) -> Path:
     sys.exit("calibrate.py not found: give --calibrate PATH (the shared tools' calibrate.py).")
 
 
-def calibrate(path: Path) -> float:
-    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True)
-    return float(out.stdout.split()[-1])
+def calibrate(path: Path) -> tuple[float, float]:
+    """(the calibration's seconds: its best of three; the CPU seconds of one of its four runs,
+    a warm-up and three, on average)."""
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen([sys.executable, str(path)], stdout=out, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit(f"{path} failed")
+        out.seek(0)
+        return float(out.read().split()[-1]), (usage.ru_utime + usage.ru_stime) / 4
 
 
 def export(rev: str, into: Path) -> Path:
@@ -233,7 +242,7 @@ def main() -> None:
         say(f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
             f"old = {args.base}, new = {head} (working tree); calibration: {cal_path.name}, best of 3")
         say()
-        say("| step | rep | version | load | cal s | wall s | wall cal | CPU s | CPU cal | peak RSS MB |")
+        say("| step | rep | version | load | cal s (CPU s) | wall s | wall cal | CPU s | CPU / cal CPU | peak RSS MB |")
         say("|---|---|---|---|---|---|---|---|---|---|")
         measures: list[Measure] = []
         outputs: dict[str, list[str]] = {}
@@ -252,14 +261,15 @@ def main() -> None:
                     outputs[step] = compare(tmp / "work" / "old", tmp / "work" / "new")
                 after = calibrate(cal_path)
                 for m in pair:
-                    m.cal = (cal + after) / 2
-                    say(f"| {m.step} | {m.rep + 1} | {m.version} | {m.load:.1f} | {m.cal:.2f} | {m.wall:.1f} | "
-                        f"{m.wall / m.cal:.2f} | {m.cpu:.1f} | {m.cpu / m.cal:.2f} | {m.rss_mb:.0f} |")
+                    m.cal, m.cal_cpu = (cal[0] + after[0]) / 2, (cal[1] + after[1]) / 2
+                    say(f"| {m.step} | {m.rep + 1} | {m.version} | {m.load:.1f} | {m.cal:.2f} ({m.cal_cpu:.2f}) | "
+                        f"{m.wall:.1f} | {m.wall / m.cal:.2f} | {m.cpu:.1f} | {m.cpu / m.cal_cpu:.2f} | {m.rss_mb:.0f} |")
                 measures += pair
                 cal = after
         say()
-        say("Medians over the repetitions (cal: seconds / calibration seconds measured around the pair); "
-            "ratios: median of the pairs' new / old.")
+        say("Medians over the repetitions. wall cal: wall seconds / the calibration's seconds measured around "
+            "the pair; CPU cal: CPU seconds (the process and its workers) / the calibration's CPU seconds a run, "
+            "which a busy machine disturbs less. Ratios: median of the pairs' new / old.")
         say()
         say("| step | old wall cal | new wall cal | wall new/old | old CPU cal | new CPU cal | CPU new/old | "
             "peak RSS MB old, new | load | outputs |")
@@ -273,14 +283,15 @@ def main() -> None:
             loads = [m.load for m in old + new]
             diff = outputs.get(step, [])
             say(f"| {step} | {med(m.wall / m.cal for m in old):.2f} | {med(m.wall / m.cal for m in new):.2f} | "
-                f"{ratio_w:.2f} | {med(m.cpu / m.cal for m in old):.2f} | {med(m.cpu / m.cal for m in new):.2f} | "
+                f"{ratio_w:.2f} | {med(m.cpu / m.cal_cpu for m in old):.2f} | {med(m.cpu / m.cal_cpu for m in new):.2f} | "
                 f"{ratio_c:.2f} | {max(m.rss_mb for m in old):.0f}, {max(m.rss_mb for m in new):.0f} | "
                 f"{min(loads):.1f}-{max(loads):.1f} | {'same' if not diff else f'{len(diff)} differ'} |")
         for step in steps:
             for note in outputs.get(step, [])[:20]:
                 say(f"- {step}: {note}")
         say()
-        say(f"Calibration over the run: {min(m.cal for m in measures):.2f}-{max(m.cal for m in measures):.2f} s; "
+        say(f"Calibration over the run: {min(m.cal for m in measures):.2f}-{max(m.cal for m in measures):.2f} s, "
+            f"{min(m.cal_cpu for m in measures):.2f}-{max(m.cal_cpu for m in measures):.2f} CPU s a run; "
             f"1-minute load average {min(m.load for m in measures):.1f}-{max(m.load for m in measures):.1f}.")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -82,9 +82,18 @@ def build_report(
     result = ReportResult(out=root)
     cat_slugs = unique_slugs(cats, reserved=["index", "data", "png"])
     every = figures == "all"
-    jobs = list(_jobs(data, cats, cat_slugs, fig_dir if every else None, brief_dir, every))
     cat_jobs = draw.category_jobs(data, cats, cat_slugs, fig_dir, every)
-    done, drawn = draw.draw_all(data, jobs, cat_jobs, workers, progress)
+    data_files: list[Path] = []
+
+    def make_groups() -> list[draw.GroupJob]:
+        return list(_jobs(data, cats, cat_slugs, fig_dir if every else None, brief_dir, every))
+
+    def meanwhile() -> None:  # while the workers draw
+        if brief_dir is not None:
+            data_files.extend(_write_data(data, cats, cat_slugs, brief_dir / "data"))
+
+    n_groups = sum(len(data.group_names(c)) for c in cats)
+    done, drawn = draw.draw_all(data, make_groups, n_groups, cat_jobs, workers, progress, meanwhile)
     cat_figs: dict = {}  # "fig2", ("fig3", category), ("cloud", category) -> PNG bytes
     for kind, category in draw.category_order(cat_jobs):
         png, paths = drawn[(kind, category)]
@@ -96,7 +105,7 @@ def build_report(
         for p in paths:
             (result.briefing if brief_dir and brief_dir in p.parents else result.figures).append(p)
     if brief_dir is not None:
-        result.briefing += _write_data(data, cats, cat_slugs, brief_dir / "data")
+        result.briefing += data_files
         result.briefing += _write_html(data, cats, cat_slugs, pages, cat_figs, brief_dir)
     result.seconds = time.perf_counter() - start
     return result

@@ -15,7 +15,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -136,6 +136,16 @@ def render_group(job: GroupJob) -> tuple[bf.GroupPage, list[Path]]:
     return page, paths
 
 
+def _render_group_images(job: GroupJob) -> tuple[bytes, bytes, list[Path]]:
+    page, paths = render_group(job)
+    return page.question_png, page.statement_png, paths
+
+
+def _with_images(page: bf.GroupPage, images: tuple[bytes, bytes, list[Path]]) -> tuple[bf.GroupPage, list[Path]]:
+    page.question_png, page.statement_png, paths = images
+    return page, paths
+
+
 def write_cloud_figure(stem: Path, title: str, panels, caption: str, pngs=None, svg: bool = True) -> list[Path]:
     stem.parent.mkdir(parents=True, exist_ok=True)
     png_path = stem.with_suffix(".png")
@@ -158,13 +168,15 @@ def _save(fig, png: bytes, stem: Path, svg: bool = True) -> list[Path]:
 
 # -- all jobs ---------------------------------------------------------------------------
 
-def draw_all(data: SentimentData, groups: list[GroupJob], cat_jobs: list[CategoryJob], workers: int | None,
-             progress: Callable[[int, int], None] | None
+def draw_all(data: SentimentData, make_groups: Callable[[], list[GroupJob]], n_groups: int,
+             cat_jobs: list[CategoryJob], workers: int | None, progress: Callable[[int, int], None] | None,
+             meanwhile: Callable[[], None] = lambda: None,
              ) -> tuple[list[tuple[bf.GroupPage, list[Path]]], dict[tuple[str, str | None], tuple[bytes, list[Path]]]]:
     """Every group's page and files (in order) and every category figure's PNG and files.
 
     In ``workers`` processes (default: one per CPU) when there are 8 groups or more, else
-    in this one.
+    in this one. The groups' jobs are made (``make_groups``) and ``meanwhile`` is run in this
+    process while the workers draw the category figures and groups.
     """
     done: list[tuple[bf.GroupPage, list[Path]]] = []
 
@@ -172,10 +184,10 @@ def draw_all(data: SentimentData, groups: list[GroupJob], cat_jobs: list[Categor
         for item in items:
             done.append(item)
             if progress is not None:
-                progress(len(done), len(groups))
+                progress(len(done), n_groups)
 
     n = workers or os.cpu_count() or 1
-    if n > 1 and len(groups) >= 8:
+    if n > 1 and n_groups >= 8:
         from concurrent.futures import ProcessPoolExecutor
 
         _warm()
@@ -183,11 +195,18 @@ def draw_all(data: SentimentData, groups: list[GroupJob], cat_jobs: list[Categor
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context(method), initializer=_use_data,
                                  initargs=(data,)) as pool:
             pending_cats = [pool.submit(render_category, j) for j in cat_jobs]
-            collect(pool.map(render_group, groups, chunksize=4))
+            groups = make_groups()
+            # a worker gets a group's page without its probes (the pages' tables need them, the
+            # drawing does not) and sends back the images and files only
+            light = [replace(j, page=replace(j.page, probes=[])) for j in groups]
+            drawn = pool.map(_render_group_images, light, chunksize=4)
+            meanwhile()
+            collect(_with_images(j.page, images) for j, images in zip(groups, drawn))
             cat_done = [f.result() for f in pending_cats]
     else:
-        collect(render_group(j) for j in groups)
+        collect(render_group(j) for j in make_groups())
         cat_done = [render_category(j, data) for j in cat_jobs]
+        meanwhile()
     return done, {key: (png, paths) for key, png, paths in cat_done}
 
 
