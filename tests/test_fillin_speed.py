@@ -92,3 +92,54 @@ def test_lazy_index_marks_satellites(word, satellites):
     assert set(entry) >= {"a", "s"}
     if satellites is not None:
         assert len(entry["s"]) == satellites
+
+
+def test_report_drawn_by_workers_is_the_report_drawn_in_one_process(tmp_path):
+    """The pool (category figures and groups as jobs, pages sent without their probes, data
+    written meanwhile) writes what one process writes, file for file and byte for byte, and
+    lists the files in the same order."""
+    import re
+
+    from test_report import write_run
+
+    from stereoprobe.records import Completion
+    from stereoprobe.studies.fillin.report import build_report
+
+    words = ["complicated", "beautiful", "angry", "kind", "wise", "grumpy", "loving", "greedy", "blue", "happy"]
+    recs = []
+    for g in range(12):  # 12 groups in two categories: enough for the pool (8 or more)
+        for k, (template, fmt) in enumerate([("why_are_so", "question"), ("are_so", "statement")]):
+            group = f"group {g}"
+            recs.append(Completion(f"p{g}-{k}", 0, ["gender", "age"][g % 2], group, template, fmt,
+                                   f"why are {group} so" if fmt == "question" else f"{group} are so",
+                                   words=[words[(g + k + i) % len(words)] for i in range(1 + g % 4)]))
+    run = write_run(tmp_path / "run", recs)
+    one = build_report(run, out=tmp_path / "one", workers=1)
+    two = build_report(run, out=tmp_path / "two", workers=2)
+    rel = [[p.relative_to(r.out) for p in r.paths] for r in (one, two)]
+    assert rel[0] == rel[1] and len(rel[0]) > 10
+    # matplotlib's SVGs say when they were written and name clip paths and markers by chance
+    date = re.compile(rb"<dc:date>[^<]*</dc:date>|#?\b[a-z][0-9a-f]{10}\b")
+    for p in rel[0]:
+        a, b = (tmp_path / "one" / p).read_bytes(), (tmp_path / "two" / p).read_bytes()
+        assert date.sub(b"", a) == date.sub(b"", b), p
+
+
+def test_share_counts_by_groupby_are_crosstabs():
+    """tables.shares counts labels with groupby().size() instead of pd.crosstab: the same table
+    (observed keys only, sorted, zeros filled), so the same shares."""
+    import pandas as pd
+
+    from stereoprobe.studies.fillin.sentiment import tables
+
+    occ = pd.DataFrame([("age", "old", "t1", "question", "w", lab) for lab in ("negative", "negative", "positive")]
+                       + [("age", "young", "t2", "statement", "w", "both"), ("race", "x", "t1", "question", "w", "neutral")],
+                       columns=["category", "group", "template", "format", "word", "label"])
+    for keys in (["category"], ["category", "group"], ["category", "template", "format"]):
+        levels = keys if "format" in keys else [*keys, "format"]
+        expected = pd.crosstab([occ[k] for k in levels], occ["label"])
+        got = occ.groupby([occ[k] for k in levels] + [occ["label"]]).size().unstack("label", fill_value=0)
+        pd.testing.assert_frame_equal(got, expected)
+    t4 = tables.table4(occ).set_index("category")
+    assert t4.loc["age", "negative"] == pytest.approx(200 / 3)  # 2 of 3 polar words; "both" left out
+    assert t4.loc["age", "n_left_out"] == 1 and t4.loc["race", "n_neutral"] == 1
