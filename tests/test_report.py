@@ -314,9 +314,10 @@ def test_notebook_functions_return_figures(run):
     # gender 1/9, political none, all 1/9. Rounded once, whole percent.
     assert bar_texts == ["73", "n/a", "75", "11", "n/a", "11"]
     heat = figure_templates(data, "gender")
-    rows = [t.get_text() for t in heat.axes[0].get_yticklabels()]
+    drawn = {t.get_label(): [item[2] for item in t.items] for t in heat.axes[0].texts if hasattr(t, "items")}
+    rows = drawn["row labels"]
     assert rows == ["all gender groups", "women", "stepfathers", ODD]  # most negative first
-    cells = [t.get_text() for t in heat.axes[0].texts]  # row by row: questions, then statements
+    cells = drawn["cells"]  # row by row: questions, then statements
     # top row, "why are ... so": complicated, grumpy, angry negative; beautiful, radical positive: 3 of 5
     # over 3 probes, enough for a share. A group cell is one probe: its word counts, not a share.
     assert cells[0] == "60 (n=3)"

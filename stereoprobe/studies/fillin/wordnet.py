@@ -87,33 +87,42 @@ class LazyIndex(dict):
 
     NLTK parses all 147,306 lemmas of the four index files, and scans every adjective
     synset for satellites, on load (about a third of ``stereoprobe sentiment``'s time);
-    a scoring looks up a few thousand. Here the index lines are only split off their
-    lemma on load; a lemma's entry is built when asked, by NLTK's rules (the same
-    offsets, ``s`` for the adjectives' satellites, read from the synset's own line).
+    a scoring looks up a few thousand. Here the index files are only read on load; a
+    lemma's lines are found by binary search (the files are sorted by lemma) and its entry
+    is built when asked, by NLTK's rules (the same offsets, ``s`` for the adjectives'
+    satellites, read from the synset's own line).
     Iterating (``all_lemma_names``, ``all_synsets``) loads every lemma as NLTK does.
     """
 
     def __init__(self, reader: Any) -> None:
         super().__init__()
         self._reader = reader
-        self._lines: dict[str, list[str]] | None = None
+        self._texts: list[str] | None = None
         self._complete = False
 
-    def _index_lines(self) -> dict[str, list[str]]:
-        if self._lines is None:
-            lines: dict[str, list[str]] = {}
+    def _index_texts(self) -> list[str]:
+        """The four index files' text (read once; they are sorted by lemma)."""
+        if self._texts is None:
+            texts = []
             for suffix in self._reader._FILEMAP.values():
                 with self._reader.open(f"index.{suffix}") as fp:
-                    for line in fp:
-                        if not line.startswith(" "):
-                            lines.setdefault(line[:line.find(" ")], []).append(line)
-            self._lines = lines
-        return self._lines
+                    texts.append(fp.read())
+            self._texts = texts
+        return self._texts
+
+    def _index_lines(self, lemma: str) -> list[str] | None:
+        """The lemma's lines of the index files (in NLTK's order of the files), found by
+        binary search: each file is sorted by lemma, as WordNet's own search assumes."""
+        key = lemma + " "
+        found = [line for text in self._index_texts() if (line := _sorted_line(text, key)) is not None]
+        return found or None
 
     def _parse(self, lemma: str) -> dict | None:
         from nltk.corpus.reader.wordnet import ADJ, ADJ_SAT
 
-        lines = self._index_lines().get(lemma)
+        if not lemma or lemma.startswith(" ") or "\n" in lemma:
+            return None
+        lines = self._index_lines(lemma)
         if lines is None:
             return None
         entry: dict[str, list[int]] = {}
@@ -180,6 +189,29 @@ class LazyIndex(dict):
     def values(self) -> Any:
         self._load_all()
         return dict.values(self)
+
+
+def _sorted_line(text: str, key: str) -> str | None:
+    """The line of ``text`` (lines sorted, as WordNet's index files) that starts with
+    ``key``, with its newline; None if there is none.
+
+    >>> _sorted_line("  header\\nable a 1\\nact n 2\\nact_up v 1\\nzoo n 1\\n", "act ")
+    'act n 2\\n'
+    """
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        start = text.rfind("\n", 0, mid) + 1
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end + 1
+        line = text[start:end]
+        if line.startswith(key):
+            return line
+        if line < key:
+            lo = end
+        else:
+            hi = start
+    return None
 
 
 def _reader_class() -> Any:

@@ -13,15 +13,13 @@ With ``figures="all"`` also, per group::
     figures/fig3_templates_<cat>.svg, figures/clouds/<cat>.svg, figures/clouds/<cat>/<group>.{png,svg},
     figures/clouds/<cat>/<group>_by_format.{png,svg}, briefing/png/<cat>/<group>.png (a slide)
 
-Per-group work (clouds, and with "all" the figures and a slide) runs in a process pool.
+The drawing (every group's clouds, the category figures; with "all" also the group figures and
+slides) runs in a process pool: draw.py.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import shutil
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +28,7 @@ from typing import Callable, Sequence
 from stereoprobe.errors import DataError
 from stereoprobe.studies.fillin.report import briefing as bf
 from stereoprobe.page import palette
-from stereoprobe.studies.fillin.report import clouds, context, figures
+from stereoprobe.studies.fillin.report import clouds, context, draw
 from stereoprobe.studies.fillin.report.data import ALL, SHARES, SentimentData, load_sentiment
 from stereoprobe.studies.fillin.report.words import slugify, unique_slugs
 
@@ -52,15 +50,6 @@ class ReportResult:
     @property
     def paths(self) -> list[Path]:
         return self.figures + self.briefing
-
-
-@dataclass
-class _GroupJob:
-    page: bf.GroupPage  # images still empty
-    caption: str
-    figures_dir: Path | None  # set only with figures="all"
-    briefing_dir: Path | None
-    palette: str
 
 
 def build_report(
@@ -93,19 +82,30 @@ def build_report(
     result = ReportResult(out=root)
     cat_slugs = unique_slugs(cats, reserved=["index", "data", "png"])
     every = figures == "all"
-    jobs = list(_jobs(data, cats, cat_slugs, fig_dir if every else None, brief_dir, every))
+    cat_jobs = draw.category_jobs(data, cats, cat_slugs, fig_dir, every)
+    data_files: list[Path] = []
 
-    def category_figures() -> dict:
-        return _category_figures(data, cats, cat_slugs, fig_dir, every, result)
+    def make_groups() -> list[draw.GroupJob]:
+        return list(_jobs(data, cats, cat_slugs, fig_dir if every else None, brief_dir, every))
 
-    done, cat_figs = _draw(jobs, workers, category_figures, progress)
+    def meanwhile() -> None:  # while the workers draw
+        if brief_dir is not None:
+            data_files.extend(_write_data(data, cats, cat_slugs, brief_dir / "data"))
+
+    n_groups = sum(len(data.group_names(c)) for c in cats)
+    done, drawn = draw.draw_all(data, make_groups, n_groups, cat_jobs, workers, progress, meanwhile)
+    cat_figs: dict = {}  # "fig2", ("fig3", category), ("cloud", category) -> PNG bytes
+    for kind, category in draw.category_order(cat_jobs):
+        png, paths = drawn[(kind, category)]
+        cat_figs[kind if category is None else (kind, category)] = png
+        result.figures += paths
     pages = []
     for page, paths in done:
         pages.append(page)
         for p in paths:
             (result.briefing if brief_dir and brief_dir in p.parents else result.figures).append(p)
     if brief_dir is not None:
-        result.briefing += _write_data(data, cats, cat_slugs, brief_dir / "data")
+        result.briefing += data_files
         result.briefing += _write_html(data, cats, cat_slugs, pages, cat_figs, brief_dir)
     result.seconds = time.perf_counter() - start
     return result
@@ -116,33 +116,6 @@ def _check_parts(only: str | None, figures: str) -> None:
         raise DataError(f"Unknown part {only!r}: use --only figures or --only briefing.")
     if figures not in FIGURE_SETS:
         raise DataError(f"Unknown figure set {figures!r}: use --figures pages or --figures all.")
-
-
-def _draw(jobs: list[_GroupJob], workers: int | None, category_figures: Callable[[], dict],
-          progress: Callable[[int, int], None] | None) -> tuple[list[tuple[bf.GroupPage, list[Path]]], dict]:
-    """Every group's page and figures (in ``workers`` processes when there are 8 groups or
-    more; the category figures drawn meanwhile in this one) and the category figures."""
-    done: list[tuple[bf.GroupPage, list[Path]]] = []
-
-    def collect(items) -> None:
-        for item in items:
-            done.append(item)
-            if progress is not None:
-                progress(len(done), len(jobs))
-
-    n = workers or os.cpu_count() or 1
-    if n > 1 and len(jobs) >= 8:
-        from concurrent.futures import ProcessPoolExecutor
-
-        method = "fork" if sys.platform.startswith("linux") else "spawn"
-        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context(method)) as pool:
-            pending = pool.map(_render_group, jobs, chunksize=4)
-            cat_figs = category_figures()
-            collect(pending)
-    else:
-        collect(_render_group(j) for j in jobs)
-        cat_figs = category_figures()
-    return done, cat_figs
 
 
 def _select(data: SentimentData, wanted: Sequence[str] | None) -> list[str]:
@@ -188,81 +161,12 @@ def _jobs(data, cats, cat_slugs, fig_dir, brief_dir, every):
                 slide=every and brief_dir is not None,
             )
             page.evidence = {w.word: data.evidence(w.word) for w in words if data.evidence(w.word)[0]}
-            yield _GroupJob(page, caption, fig_dir, brief_dir, palette.active())
+            yield draw.GroupJob(page, caption, fig_dir, brief_dir, palette.active())
 
 
 def _text(value) -> str:
     """A table cell as text; empty for a missing value (NaN)."""
     return "" if value is None or value != value else str(value)
-
-
-def _render_group(job: _GroupJob) -> tuple[bf.GroupPage, list[Path]]:
-    """Draw one group's clouds (and with --figures all its figures and slide)."""
-    palette.use_palette(job.palette)
-    page, paths = job.page, []
-    q = clouds.cloud_image(page.words_by_format["question"])
-    s = clouds.cloud_image(page.words_by_format["statement"])
-    page.question_png, page.statement_png = clouds.png_bytes(q, 8), clouds.png_bytes(s, 8)
-    title = f"{page.group} ({page.category})"
-    if job.figures_dir is not None:
-        stem = job.figures_dir / "clouds" / page.category_slug / page.slug
-        a = clouds.cloud_image(page.words)
-        paths += _write_cloud_figure(stem, f"{title}: words from all probes",
-                                     [("question and statement probes", a)], job.caption)
-        paths += _write_cloud_figure(
-            stem.with_name(stem.name + "_by_format"), f"{title}: question vs statement probes",
-            [("question probes", q), ("statement probes", s)], job.caption,
-            pngs=[page.question_png, page.statement_png],
-        )
-    if page.slide and job.briefing_dir is not None:
-        bars = figures.to_image(figures.group_bars(page.group, page.category, page.mine, page.cat, page.everyone))
-        path = job.briefing_dir / "png" / page.category_slug / f"{page.slug}.png"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        clouds.save_png(bf.group_slide(page, q, s, bars, job.caption), path)
-        paths.append(path)
-    return page, paths
-
-
-def _write_cloud_figure(stem: Path, title: str, panels, caption: str, pngs=None, svg: bool = True) -> list[Path]:
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    png_path = stem.with_suffix(".png")
-    clouds.save_png(clouds.compose_png(title, panels, caption), png_path)
-    if not svg:
-        return [png_path]
-    pngs = pngs or [clouds.png_bytes(img) for _, img in panels]
-    svg_panels = [(sub, b) for (sub, _), b in zip(panels, pngs)]
-    svg_path = stem.with_suffix(".svg")
-    svg_path.write_text(clouds.compose_svg(title, svg_panels, panels[0][1].size, caption), encoding="utf-8")
-    return [png_path, svg_path]
-
-
-def _category_figures(data, cats, cat_slugs, fig_dir, every, result) -> dict:
-    """Figure 2, Figure 3 per category, a cloud per category: saved, and kept as PNG bytes."""
-    fig2 = figures.figure_formats(data)
-    out = {"fig2": figures.to_png(fig2)}
-    if fig_dir is not None:
-        result.figures += _save(fig2, out["fig2"], fig_dir / "fig2_negative_by_format")
-    for category in cats:
-        slug = cat_slugs[category]
-        fig3 = figures.figure_templates(data, category)
-        out[("fig3", category)] = figures.to_png(fig3)
-        img = clouds.cloud_image(data.words(category), (900, 520))
-        out[("cloud", category)] = clouds.png_bytes(img, 16)
-        if fig_dir is not None:
-            result.figures += _save(fig3, out[("fig3", category)], fig_dir / f"fig3_templates_{slug}", svg=every)
-            result.figures += _write_cloud_figure(
-                fig_dir / "clouds" / slug, f"All words for the category {category}",
-                [(f"{len(data.group_names(category))} groups, question and statement probes", img)], data.caption(),
-                svg=every,
-            )
-    return out
-
-
-def _save(fig, png: bytes, stem: Path, svg: bool = True) -> list[Path]:
-    """STEM.png from the bytes already drawn for the page, and STEM.svg."""
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    stem.with_suffix(".png").write_bytes(png)
-    return [stem.with_suffix(".png"), *(figures.save(fig, stem, formats=("svg",)) if svg else [])]
 
 
 def _write_data(data: SentimentData, cats, cat_slugs, out: Path) -> list[Path]:

@@ -1,6 +1,7 @@
 """Word clouds: size by frequency, colour by sentiment, composed into PNG and SVG figures.
 
-Clouds are drawn by the ``wordcloud`` package. The figures around them (title, panel
+Clouds are laid out and drawn as the ``wordcloud`` package does (``cloud_layout``: its steps,
+faster, the same pixels). The figures around them (title, panel
 titles, legend, caption) are composed with Pillow for PNG and as a small SVG document
 that embeds the same cloud images: drawing ~1,100 clouds through matplotlib took about
 three times as long (docs/report.md), and a cloud is a raster image either way.
@@ -53,10 +54,13 @@ def colour_of(label: str) -> str:
 
 @lru_cache(maxsize=None)
 def font_path(bold: bool = False) -> str:
-    """DejaVu Sans as shipped with matplotlib (no system fonts needed)."""
+    """DejaVu Sans as shipped with matplotlib (no system fonts needed), as a plain str
+    (matplotlib 3.11's path object costs 10 us to hash, and the clouds' caches hash it
+    about 100,000 times a report)."""
     from matplotlib import font_manager
 
-    return font_manager.findfont(font_manager.FontProperties(family="DejaVu Sans", weight="bold" if bold else "normal"))
+    props = font_manager.FontProperties(family="DejaVu Sans", weight="bold" if bold else "normal")
+    return str(font_manager.findfont(props))
 
 
 @lru_cache(maxsize=64)
@@ -66,37 +70,6 @@ def font(size: int, bold: bool = False):
     return ImageFont.truetype(font_path(bold), size)
 
 
-@lru_cache(maxsize=1)
-def _wordcloud_fonts():
-    """What ``wordcloud`` sees as ``PIL.ImageFont``: the same fonts, each made once per process.
-
-    wordcloud opens the font file anew for every size it tries and every word it draws
-    (about 65 times per cloud) and measures and rasterises each word from scratch;
-    a report draws ~770 clouds over one vocabulary, so the same (size, word) comes back
-    often. Here ``truetype`` and ``TransposedFont`` are cached, and a transposed font
-    keeps each word's bounding box and mask: the same objects Pillow would compute, so
-    the clouds are the same pixels (tests/test_report.py checks), in less time
-    (docs/report.md).
-    """
-    import types
-
-    from PIL import ImageFont
-
-    class Transposed(ImageFont.TransposedFont):
-        @lru_cache(maxsize=4096)
-        def getmask(self, text, *args, **kwargs):  # type: ignore[override]
-            return super().getmask(text, *args, **kwargs)
-
-        @lru_cache(maxsize=4096)
-        def getbbox(self, text, *args, **kwargs):  # type: ignore[override]
-            return super().getbbox(text, *args, **kwargs)
-
-    shim = types.SimpleNamespace(**{k: getattr(ImageFont, k) for k in dir(ImageFont) if not k.startswith("__")})
-    shim.truetype = lru_cache(maxsize=256)(ImageFont.truetype)
-    shim.TransposedFont = lru_cache(maxsize=1024)(Transposed)
-    return shim
-
-
 def cloud_image(words: Sequence[Word], size: tuple[int, int] = CLOUD_SIZE) -> "Image.Image":
     """One word cloud as an RGB image; no words gives a panel saying so.
 
@@ -104,11 +77,10 @@ def cloud_image(words: Sequence[Word], size: tuple[int, int] = CLOUD_SIZE) -> "I
     >>> img.size, img.getpixel((0, 0))
     ((200, 120), (255, 255, 255))
     """
-    import wordcloud.wordcloud
     from PIL import Image, ImageDraw
-    from wordcloud import WordCloud
 
-    wordcloud.wordcloud.ImageFont = _wordcloud_fonts()  # type: ignore[attr-defined]
+    from stereoprobe.studies.fillin.report import cloud_layout
+
     width, height = size
     if not words:
         img = Image.new("RGB", size, "white")
@@ -120,23 +92,14 @@ def cloud_image(words: Sequence[Word], size: tuple[int, int] = CLOUD_SIZE) -> "I
     freqs = {w.word: w.count for w in words[:MAX_WORDS]}
     # Placing words costs time in proportion to the canvas area; placing them on a
     # coarser canvas and drawing at full size halves the time with no visible loss.
+    # wordcloud's WordCloud(width=lw, height=lh, scale=LAYOUT_SCALE, background_color="white",
+    # max_words=MAX_WORDS, max_font_size=max(8, lh // 3) (one word alone must not fill the
+    # panel), min_font_size=6 (x LAYOUT_SCALE: no word drawn under 12 px), font_step=2,
+    # prefer_horizontal=0.95, relative_scaling=0.6, random_state=0 (the same input draws
+    # the same cloud)), laid out and drawn by cloud_layout: the same pixels, faster.
     lw, lh = round(width / LAYOUT_SCALE), round(height / LAYOUT_SCALE)
-    wc = WordCloud(
-        width=lw,
-        height=lh,
-        scale=LAYOUT_SCALE,
-        background_color="white",
-        font_path=font_path(),
-        max_words=MAX_WORDS,
-        max_font_size=max(8, lh // 3),  # one word alone must not fill the panel
-        min_font_size=6,  # x LAYOUT_SCALE: no word is drawn smaller than 12 px (9 pt)
-        font_step=2,
-        prefer_horizontal=0.95,
-        relative_scaling=0.6,
-        random_state=0,  # the same input draws the same cloud
-        color_func=lambda word, **_: colour_of(labels.get(word, "")),
-    )
-    img = wc.generate_from_frequencies(freqs).to_image()
+    placed = cloud_layout.layout(freqs, lw, lh, max(8, lh // 3), MAX_WORDS, font_path())
+    img = cloud_layout.draw(placed, lw, lh, LAYOUT_SCALE, font_path(), lambda word: colour_of(labels.get(word, "")))
     return img if img.size == size else img.resize(size)
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from stereoprobe.page import palette
 from stereoprobe.studies.fillin.report.data import ALL, SentimentData
-from stereoprobe.page.figures import figure as _figure, save, tex_safe, to_image, to_png  # noqa: F401
+from stereoprobe.page.figures import figure as _figure, row_labels, save, tex_safe, texts, to_image, to_png  # noqa: F401
 from stereoprobe.page.numbers import Share
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -80,7 +80,7 @@ def _columns(data: SentimentData, category: str) -> list[tuple[str, str, str]]:
     known = data.template_texts()
     order = list(known)
     tpl = data.templates[data.templates["category"] == category]
-    seen = {(r["template"], r["format"]) for _, r in tpl.iterrows()}
+    seen = set(zip(tpl["template"].tolist(), tpl["format"].tolist()))
     occ = data.occurrences[data.occurrences["category"] == category]
     seen |= set(zip(occ["template"], occ["format"]))
     cols = sorted(seen, key=lambda tf: (tf[1] != "question", order.index(tf[0]) if tf[0] in order else 99, tf[0]))
@@ -155,23 +155,17 @@ def _template_grid(data: SentimentData, category: str, cols: list[tuple[str, str
     ]
     cat_n = [int(counts[t].sum()) if t in counts.columns else 0 for t, _, _ in cols]
     names = [f"all {category} groups"] + list(g["group"])
-    grid = [cat_row] + [
-        [float(shares.at[name, t]) if name in shares.index and t in shares.columns else math.nan for t, _, _ in cols]
-        for name in g["group"]
-    ]
-    ns = [cat_n] + [
-        [int(counts.at[name, t]) if name in counts.index and t in counts.columns else 0 for t, _, _ in cols]
-        for name in g["group"]
-    ]
+    groups, templates = list(g["group"]), [t for t, _, _ in cols]
 
-    def words(name: str, t: str) -> tuple[int, int]:
-        if name not in polar_words.index or t not in polar_words.columns:
-            return 0, 0
-        return int(neg_words.at[name, t]), int(polar_words.at[name, t])
+    def cells(table, fill):  # a value per group (rows, in g's order) and column; ``fill`` where none
+        return table.reindex(index=groups, columns=templates).to_numpy(dtype=float, na_value=fill)
 
+    grid = [cat_row] + cells(shares, math.nan).tolist()
+    ns = [cat_n] + cells(counts, 0).astype(int).tolist()
+    neg, polar = cells(neg_words, 0).astype(int).tolist(), cells(polar_words, 0).astype(int).tolist()
     word_counts = [[(int(neg_words[t].sum()) if t in neg_words.columns else 0,
                      int(polar_words[t].sum()) if t in polar_words.columns else 0) for t, _, _ in cols]]
-    word_counts += [[words(name, t) for t, _, _ in cols] for name in g["group"]]
+    word_counts += [list(zip(n_row, p_row)) for n_row, p_row in zip(neg, polar)]
     group_ns = [v for row in ns[1:] for v in row if v]
     return _TemplateGrid(
         names=names,
@@ -186,6 +180,7 @@ def _template_cells(ax, grid: _TemplateGrid, cmap) -> None:
     """Each cell's text: the share, or its word counts when too few probes; (n=…) when unusual."""
     from stereoprobe.stats.shares import MIN_PROBES
 
+    items = []
     n_rows, n_cols = grid.values.shape
     for i in range(n_rows):
         for j in range(n_cols):
@@ -199,15 +194,15 @@ def _template_cells(ax, grid: _TemplateGrid, cmap) -> None:
                 else:
                     text = f"{math.floor(v + 0.5):.0f}" + n_note
                 colour = _text_on(cmap(v / 100))
-            ax.text(j, i, text, ha="center", va="center", fontsize=9, color=colour, fontweight="bold" if i == 0 else None)
+            items.append((j, i, text, colour, "bold" if i == 0 else "normal"))
+    texts(ax, items, ha="center", va="center", fontsize=9, label="cells")
 
 
 def _template_axes(ax, names: list[str], cols: list[tuple[str, str, str]]) -> None:
     """Row and column labels, the white rules under the category row and between the formats,
     and the 'question probes' / 'statement probes' headings."""
     n = len(names)
-    ax.set_yticks(range(n), names, fontsize=9)
-    ax.get_yticklabels()[0].set_fontweight("bold")
+    row_labels(ax, [(name, "bold" if i == 0 else "normal") for i, name in enumerate(names)], fontsize=9)
     ax.set_xticks(range(len(cols)), ["\n".join(textwrap.wrap(tex_safe(lbl), 14)) for _, _, lbl in cols], fontsize=9)
     ax.xaxis.tick_top()
     ax.tick_params(length=0)

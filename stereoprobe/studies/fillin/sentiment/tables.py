@@ -32,7 +32,8 @@ def shares(occ: Any, keys: list[str]) -> Any:
     import pandas as pd
 
     levels = keys if "format" in keys else [*keys, "format"]
-    counts = pd.crosstab([occ[k] for k in levels], occ["label"])
+    # crosstab's table (observed keys, sorted), counted without its per-cell Python aggregation
+    counts = occ.groupby([occ[k] for k in levels] + [occ["label"]]).size().unstack("label", fill_value=0)
     counts = counts.reindex(columns=list(LABEL_ORDER), fill_value=0)
     if len(levels) == 1:
         counts.index = pd.MultiIndex.from_arrays([counts.index], names=levels)
@@ -98,31 +99,33 @@ def word_table(labels: dict[str, Any], occ: Any) -> Any:
     return table.sort_values(["count", "word"], ascending=[False, True], ignore_index=True)
 
 
-def _bookkeeping(words: Any, occ: Any) -> dict[str, Any]:
-    """The paper's counts for one set of unique words and their occurrences."""
-    by_source = words["source"].value_counts()
-    src = {s: int(by_source.get(s, 0)) for s in ("lexicon", "override", "lemma", "synonyms", "none")}
+def _bookkeeping(labels: dict[str, Any], occ: Any) -> dict[str, Any]:
+    """The paper's counts for the unique words of ``occ`` and their occurrences."""
+    from collections import Counter
+
+    unique = [labels[w] for w in occ["word"].unique().tolist()]
+    by_source = Counter(wl.source for wl in unique)
+    by_word_label = Counter(wl.label for wl in unique)
+    src = {s: by_source[s] for s in ("lexicon", "override", "lemma", "synonyms", "none")}
     by_label = occ["label"].value_counts()
     occ_counts = {label: int(by_label.get(label, 0)) for label in LABEL_ORDER}
     polar = occ_counts["positive"] + occ_counts["negative"]
     return {
-        "unique_words": int(len(words)),
+        "unique_words": len(unique),
         "in_lexicon": src["lexicon"],
         "via_override": src["override"],
         "via_lemma": src["lemma"],
         "via_synonyms": src["synonyms"],
         "ignored": src["none"],
-        "word_labels": {label: int((words["label"] == label).sum()) for label in LABEL_ORDER},
+        "word_labels": {label: by_word_label[label] for label in LABEL_ORDER},
         "occurrences": {"total": int(len(occ)), "counted": polar, **occ_counts, "left_out": int(len(occ)) - polar},
     }
 
 
 def coverage(labels: dict[str, Any], occ: Any) -> dict[str, Any]:
     """Bookkeeping overall and per category (record and exclusion counts are added by the caller)."""
-    out = _bookkeeping(word_table(labels, occ), occ)
-    out["by_category"] = {
-        str(cat): _bookkeeping(word_table(labels, sub), sub) for cat, sub in occ.groupby("category", sort=True)
-    }
+    out = _bookkeeping(labels, occ)
+    out["by_category"] = {str(cat): _bookkeeping(labels, sub) for cat, sub in occ.groupby("category", sort=True)}
     return out
 
 
