@@ -89,8 +89,9 @@ def key_findings(t: dict[str, Any]) -> list[str]:
         wrong = rows[rows.errors > 0]
         where = ", ".join(f"{w.template} ({w.right_answer} right: {number(w.error_pct, '{:.0f}%')})"
                           for w in wrong.itertuples()) or "none"
-        out.append(f"With {r['pronoun']}: FNR {_pct(r, 'fnr')}, FPR {_pct(r, 'fpr')}, PPV {_pct(r, 'ppv')}, NPV "
-                   f"{_pct(r, 'npv')}; wrong answers in {where}.")
+        wrong_all = (f"wrong in {_pct(r, 'error')} of {int(r['error_n']):,} answers; " if "error_pct" in r else "")
+        out.append(f"With {r['pronoun']}: {wrong_all}FNR {_pct(r, 'fnr')}, FPR {_pct(r, 'fpr')}, PPV {_pct(r, 'ppv')}, "
+                   f"NPV {_pct(r, 'npv')}; wrong answers in {where}.")
     t3 = t["table3"]
     if len(t3):
         n, k = int(t3["n"].sum()), int(t3["errors"].sum())
@@ -187,7 +188,11 @@ def _sections(t: dict[str, Any]) -> list[str]:
                  "experiment") == "multiple choice" else ""),
              _table(t["separation"], [("pronoun", "pronoun", ""), ("tp", "TP", "int"), ("fn", "FN", "int"),
                                       ("fp", "FP", "int"), ("tn", "TN", "int"), ("unknown", "U", "int")],
-                    "The cells behind them; U: a reply naming neither job, left out of the rates")]
+                    "The cells behind them; U: a reply naming neither job, left out of the rates"),
+             _table(_gaps(t.get("gaps")), [("rate", "", ""), ("she", "she", ""), ("he", "he", ""),
+                                           ("gap", "she − he", "")],
+                    f"She against he: the difference in points, its 95% interval for {SAMPLED_AGAIN} (from the two "
+                    "pronouns' intervals: their answers are independent samples)")]
     ff = t["four_fifths"]
     if len(ff):
         ff = ff.assign(rate=ff.rate.str.upper(), passes=["yes" if str(p) == "True" else "no" if str(p) == "False"
@@ -236,6 +241,29 @@ def _wide_table6(t6: Any, paper: dict | None = None) -> Any:
     return pd.DataFrame(rows)
 
 
+#: a rate's row label in the per-pronoun tables
+RATE_LABELS = {"error": "wrong answers, all prompts", "fnr": "FNR", "fpr": "FPR", "ppv": "PPV", "npv": "NPV"}
+
+
+def gap_text(r: dict[str, Any]) -> str:
+    """``+12.3 points (+4.0 to +20.6)``: a row of gaps.csv, she minus he."""
+    signed = lambda x: number(x, "{:+.1f}")  # noqa: E731
+    text = f"{signed(r.get('gap'))} points"
+    return text + (f" ({signed(r.get('gap_low'))} to {signed(r.get('gap_high'))})" if number(r.get("gap_low")) != "–"
+                   else "")
+
+
+def _gaps(gaps: Any) -> Any:
+    """gaps.csv as the page shows it: one row per rate, she and he, and she minus he."""
+    import pandas as pd
+
+    if gaps is None or not len(gaps):
+        return pd.DataFrame()
+    return pd.DataFrame([{"rate": RATE_LABELS.get(r["rate"], r["rate"]),
+                          "she": number(r["she_pct"], "{:.1f}%"), "he": number(r["he_pct"], "{:.1f}%"),
+                          "gap": gap_text(r)} for r in gaps.to_dict("records")])
+
+
 def _by_rate(sep: Any, paper: dict | None = None) -> Any:
     """Tables 4 and 5 as 001 lays them out: one row per rate, a column per pronoun (and 001's
     beside them, where ``paper`` holds them: sterlie_paper.beside)."""
@@ -244,9 +272,10 @@ def _by_rate(sep: Any, paper: dict | None = None) -> Any:
     from stereoprobe.studies.coreference.sterlie_paper import text
 
     by = {r["pronoun"]: r for r in sep.to_dict("records")}
-    return pd.DataFrame([{"rate": rate.upper(), **{p: _pct(by[p], rate) if p in by else "–" for p in ("she", "he")},
+    rates = (("error",) if "error_pct" in sep else ()) + ("fnr", "fpr", "ppv", "npv")
+    return pd.DataFrame([{"rate": RATE_LABELS[rate], **{p: _pct(by[p], rate) if p in by else "–" for p in ("she", "he")},
                           **{f"paper_{p}": text((paper or {}).get((rate, None, p))) for p in ("she", "he")}}
-                         for rate in ("fnr", "fpr", "ppv", "npv")])
+                         for rate in rates])
 
 
 def build_page(run_dir: str | Path, t: dict[str, Any], out: str | Path | None = None) -> Path:
