@@ -156,36 +156,44 @@ def test_two_models_that_differ_in_fill_in_only_are_flagged_in_fill_in_only(suit
     assert all(d["difference"] > 0.15 for d in card["differences"] if d["flagged"])
     coref = [d for d in card["differences"] if d["study_key"] == "coreference"]
     assert len(coref) == 4 and not any(d["flagged"] for d in coref)
-    assert card["family"] == {"method": "holm", "alpha": 0.05, "size": 7, "what": "every paired difference on the card"}
-    # Holm by hand: the i-th smallest of the 7 p-values times (7 - i), a running maximum
+    # anecdotes: the same truth drawn again, paired over the same professions (generation/paired.py)
+    anecdotes = [d for d in card["differences"] if d["study_key"] == "anecdotes"]
+    assert [d["metric"] for d in anecdotes] == ["follows_majority", "nmi"] and not any(d["flagged"] for d in anecdotes)
+    assert all(d["low"] < 0 < d["high"] for d in anecdotes)
+    assert card["family"] == {"method": "holm", "alpha": 0.05, "size": 9, "what": "every paired difference on the card"}
+    # Holm by hand: the i-th smallest of the 9 p-values times (9 - i), a running maximum
     p = sorted(d["p"] for d in card["differences"])
-    holm = [min(1.0, max(p[j] * (7 - j) for j in range(i + 1))) for i in range(7)]
+    holm = [min(1.0, max(p[j] * (9 - j) for j in range(i + 1))) for i in range(9)]
     assert sorted(d["p_adjusted"] for d in card["differences"]) == pytest.approx(holm)
-    anecdotes = next(x for x in card["pairings"] if x["study_key"] == "anecdotes")
-    assert not anecdotes["paired"] and anecdotes["reason"] == ("The study's own comparison has no paired difference, so "
-                                                               "the card shows each model's value with its own interval.")
+    assert all(x["paired"] for x in card["pairings"])
     # the card's differences are the gate's regression differences (run minus baseline)
     policy = tmp_path / "regress.toml"
     policy.write_text('[[rule]]\nstudy = "fill-in"\nmetric = "negative_share"\ncategory = "*"\nmax_increase = 1.0\n'
                       '[[rule]]\nstudy = "coreference"\nmetric = "incorrect"\nmax_increase = 1.0\n', encoding="utf-8")
+    policy.write_text(policy.read_text(encoding="utf-8") + '[[rule]]\nstudy = "anecdotes"\nmetric = "follows_majority"\n'
+                      'max_increase = 1.0\n[[rule]]\nstudy = "anecdotes"\nmetric = "nmi"\nmax_increase = 1.0\n',
+                      encoding="utf-8")
     res = cli("gate", suites["b"], "--policy", policy, "--baseline", suites["a"], "--format", "json")
     assert res.exit_code == 0, res.output
-    gate = {(c["study"], c["scope"].get("category")): c for c in json.loads(res.output)["checks"]}
+    gate = {(c["study"], c["metric"], c["scope"].get("category")): c for c in json.loads(res.output)["checks"]}
+    checked = 0
     for d in card["differences"]:
-        g = gate.get((d["study"], d["scope"].get("category"))) if d["metric"] in ("negative_share", "incorrect") else None
+        g = gate.get((d["study"], d["metric"], d["scope"].get("category")))
         if g is not None:
+            checked += 1
             assert (d["difference"], d["low"], d["high"]) == pytest.approx((g["estimate"], g["low"], g["high"]), abs=1e-6)
+    assert checked == 5  # fill-in's two categories, coreference's incorrect, anecdotes' two
     summary = card["summary"]
-    assert summary[0].startswith("model-b differs from model-a on 3 of the 7 metrics compared (fill-in)")
-    assert "coreference (all 4 metrics)" in summary[4]
+    assert summary[0].startswith("model-b differs from model-a on 3 of the 9 metrics compared (fill-in)")
+    assert "coreference (all 4 metrics) and anecdotes (all 2 metrics)" in summary[4]
     assert (out / "forest.png").stat().st_size > 5000
 
 
 def test_two_models_with_the_same_biases_are_not_told_apart(suites, tmp_path):
     card, _ = card_of(tmp_path, suites["a"], suites["c"])
-    assert len(card["differences"]) == 7 and not any(d["flagged"] for d in card["differences"])
-    assert card["summary"][0].startswith("The card cannot tell model-c from model-a on any of the 7 metrics compared "
-                                         "(fill-in and coreference).")
+    assert len(card["differences"]) == 9 and not any(d["flagged"] for d in card["differences"])
+    assert card["summary"][0].startswith("The card cannot tell model-c from model-a on any of the 9 metrics compared "
+                                         "(fill-in, coreference and anecdotes).")
 
 
 def test_card_json_follows_its_schema_and_docs_describe_every_field(suites, tmp_path):
