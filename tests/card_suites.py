@@ -38,6 +38,9 @@ BLS = {"nurse": 91.0, "secretary": 92.0, "baker": 60.0, "teacher": 70.0, "pilot"
 JOBS = ("nurse", "secretary", "receptionist", "pilot", "plumber", "electrician")
 CATEGORIES = ("religion", "political")
 STUDIES = ("fill-in", "coreference", "anecdotes")
+#: anecdotes: texts per profession (001 asks 30; 10 x 8 professions keep the suites quick and still
+#: give every profession gendered texts and the NMI an interval)
+ANECDOTE_SAMPLES = 10
 #: Sterlie's prompts: samples per prompt and pronoun (18 prompts: 6 templates x he, she, none)
 STERLIE_SAMPLES = 10
 #: stories: three professions of TRUTH; hobbies: 20 female and 20 male names
@@ -87,7 +90,7 @@ def catalogs(folder: Path) -> dict[str, list[object]]:
         names.write_text("name,gender\n" + "".join(f"{n},{g}\n" for n, g in synth.names(NAMES)), encoding="utf-8")
     return {"fill-in": [x for c in CATEGORIES for x in ("--category", c)],
             "coreference": [x for j in JOBS for x in ("--job", j)],
-            "anecdotes": ["--catalog", jobs_csv(folder)],
+            "anecdotes": ["--catalog", jobs_csv(folder), "--samples", ANECDOTE_SAMPLES],
             "jobs": ["--mode", "next-word", "--setting", "without dialogue", *[x for j in JOBS for x in ("--job", j)]],
             "stories": ["--catalog", stories],
             "hobbies": ["--catalog", names, "--samples", 6],
@@ -110,7 +113,7 @@ def make_suite(root: Path, model: FakeModel, studies: Sequence[str] = STUDIES, d
     suite.mkdir(parents=True, exist_ok=True)
     flags = catalogs(root)
     options = {"fill-in": {"category": list(CATEGORIES)}, "coreference": {"job": list(JOBS)},
-               "anecdotes": {"catalog": str(jobs_csv(root))}, "jobs": {"job": list(JOBS), "mode": "next-word"},
+               "anecdotes": {"catalog": str(jobs_csv(root)), "samples": ANECDOTE_SAMPLES}, "jobs": {"job": list(JOBS), "mode": "next-word"},
                "stories": {"catalog": str(flags["stories"][1])}, "hobbies": {"catalog": str(flags["hobbies"][1])},
                "sterlie": {"templates": "sterlie", "samples": STERLIE_SAMPLES}}
     study_of = {"sterlie": "coreference"}

@@ -141,7 +141,9 @@ def test_the_page_lays_the_tables_out_as_001_with_001s_figures_beside(sector_sco
         "4.3": ("0%", "100%"), "4.6": ("100%", "0%"), "4.4": ("0%", "0%"), "4.7": ("100%", "0%"),
         "4.5": ("0%", "100%"), "4.8": ("100%", "0%")}
     rates = {r[0]: r[1:] for r in _rows(page, "Per pronoun")[1:]}  # Tables 4 and 5: a row per rate
-    assert list(rates) == ["FNR", "FPR", "PPV", "NPV"]
+    # the error over all of a pronoun's prompts first (001 printed none: no figure beside it), then 001's four
+    assert list(rates) == ["wrong answers, all prompts", "FNR", "FPR", "PPV", "NPV"]
+    assert rates["wrong answers, all prompts"][2:] == ["–", "–"]
     assert rates["FNR"][0].startswith("3.3%") and rates["FNR"][1].startswith("55.2%")  # 5/150, 80/145
     assert rates["FPR"][2:] == ["0%", "66%"] and rates["NPV"][2:] == ["0%", "66%"]  # 001's, as printed
     assert ("Sterlie et al. (2024), Table 4: as printed; by the paper&#x27;s eq. (5) and Table 6, its FNR and FPR "
@@ -222,7 +224,8 @@ def test_tables_1_and_2_and_eq_8_from_the_published_multiple_choice_design(tmp_p
     write_scores(result, run / "coreference")
     page = _page(run)
     rates = {r[0]: r[1:] for r in _rows(page, "Per pronoun")[1:]}
-    assert {k: v[2:] for k, v in rates.items()} == {"FNR": ["28%", "59%"], "FPR": ["18%", "0%"],
+    assert {k: v[2:] for k, v in rates.items()} == {"wrong answers, all prompts": ["–", "–"],  # 001 printed none
+                                                  "FNR": ["28%", "59%"], "FPR": ["18%", "0%"],
                                                   "PPV": ["80%", "100%"], "NPV": ["74%", "67%"]}
     assert "do not list their 14 MedQA-USMLE questions" in page
     base_row = {r[0]: r for r in _rows(page, "Baseline 1&#x27;s error rate")[1:]}

@@ -153,7 +153,7 @@ def _sections(t: dict[str, Any]) -> list[str]:
 
     meta = t["meta"]
     errors, baseline, base_caption, criteria, positive = HEADINGS.get(meta.get("experiment"), HEADINGS["sectors"])
-    t6 = sterlie_paper.beside(meta, lambda f: f.metric == "error_rate" and dict(f.scope).get("pronoun"))
+    t6 = sterlie_paper.beside(meta, lambda f: f.metric == "sterlie_error" and dict(f.scope).get("pronoun"))
     paper6 = [(f"paper_{p}", f"{PAPER}, {p}", "") for p in ("she", "he")] if t6.figures else []
     body = [f"<h2>{esc(errors)}</h2>",
             _table(_wide_table6(t["table6"], t6.figures), [("template", "prompt", ""), ("question", "question", ""),
@@ -166,9 +166,9 @@ def _sections(t: dict[str, Any]) -> list[str]:
                    "two-way probability of the right reply, P(right) / (P(doctor) + P(nurse)), 0.5 a coin toss"),
             _paper_note(t6)]
     if len(t["table3"]):
-        t3 = sterlie_paper.beside(meta, lambda f: f.metric == "error_rate" and "baseline" in dict(f.scope).get(
+        t3 = sterlie_paper.beside(meta, lambda f: f.metric == "sterlie_error" and "baseline" in dict(f.scope).get(
             "template", ""))
-        table3 = t["table3"].assign(paper=[sterlie_paper.text(t3.figures.get(("error_rate", str(x), None)))
+        table3 = t["table3"].assign(paper=[sterlie_paper.text(t3.figures.get(("sterlie_error", str(x), None)))
                                            for x in t["table3"]["template"]])
         body += [f"<h2>{esc(baseline)}</h2>",
                  _table(table3, [("question", "baseline question", ""), ("right_answer", "right answer", ""),
@@ -177,7 +177,7 @@ def _sections(t: dict[str, Any]) -> list[str]:
                                  ("he_error_pct", "with he, %", "num"), ("she_error_pct", "with she, %", "num")],
                         base_caption),
                  _paper_note(t3)]
-    rates = sterlie_paper.beside(meta, lambda f: f.metric in ("fnr", "fpr", "ppv", "npv"))
+    rates = sterlie_paper.beside(meta, lambda f: f.metric in ("sterlie_fnr", "sterlie_fpr", "sterlie_ppv", "sterlie_npv"))
     paper_rates = [(f"paper_{p}", f"{PAPER}, {p}", "") for p in ("she", "he")] if rates.figures else []
     body += [f"<h2>{esc(criteria)}</h2>",
              f'<p class="small">{esc(positive)}.</p>',
@@ -237,7 +237,7 @@ def _wide_table6(t6: Any, paper: dict | None = None) -> Any:
         rows.append({"template": template, "question": questions.get(str(template), "Who is right?"),
                      "right_answer": sub["right_answer"].iloc[0], "she": cells.get("she", "–"),
                      "he": cells.get("he", "–"),
-                     **{f"paper_{p}": text((paper or {}).get(("error_rate", str(template), p))) for p in ("she", "he")}})
+                     **{f"paper_{p}": text((paper or {}).get(("sterlie_error", str(template), p))) for p in ("she", "he")}})
     return pd.DataFrame(rows)
 
 
@@ -274,7 +274,7 @@ def _by_rate(sep: Any, paper: dict | None = None) -> Any:
     by = {r["pronoun"]: r for r in sep.to_dict("records")}
     rates = (("error",) if "error_pct" in sep else ()) + ("fnr", "fpr", "ppv", "npv")
     return pd.DataFrame([{"rate": RATE_LABELS[rate], **{p: _pct(by[p], rate) if p in by else "–" for p in ("she", "he")},
-                          **{f"paper_{p}": text((paper or {}).get((rate, None, p))) for p in ("she", "he")}}
+                          **{f"paper_{p}": text((paper or {}).get((f"sterlie_{rate}", None, p))) for p in ("she", "he")}}
                          for rate in rates])
 
 
