@@ -130,6 +130,26 @@ def test_the_sterlie_page_the_gate_and_the_card_show_the_same_numbers(card, tmp_
         assert got is not None, pronoun
         assert [float(x) for x in got.groups()[:3]] == [round(100 * v[k], 1) for k in ("value", "low", "high")]
         assert int(got.group(4).replace(",", "")) == v["n"] == 6 * STERLIE_SAMPLES  # 6 prompts a pronoun
+    # the card's differences are the gate's regression differences (model-b's run minus model-a's)
+    regress = tmp_path / "regress.toml"
+    regress.write_text('[[rule]]\nstudy = "coreference"\nmetric = "sterlie_error"\npronoun = "*"\nmax_increase = 1.0\n',
+                       encoding="utf-8")
+    b = a.parent / "model-b"
+    res = CliRunner().invoke(cli, ["gate", str(b), "--policy", str(regress), "--baseline", str(a), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    checks = {c["scope"]["pronoun"]: c for c in json.loads(res.output)["checks"]}
+    diffs = {d["scope"]["pronoun"]: d for d in data["differences"] if d["metric"] == "sterlie_error"}
+    assert sorted(checks) == sorted(diffs) == ["he", "she"]
+    for pronoun, d in diffs.items():
+        c = checks[pronoun]
+        assert (d["difference"], d["low"], d["high"]) == pytest.approx((c["estimate"], c["low"], c["high"]), abs=1e-6)
+    # a rule for Marin & Eger's scenes does not judge a run of Sterlie's prompts: one line, exit 2
+    scenes = tmp_path / "scenes.toml"
+    scenes.write_text('[[rule]]\nstudy = "coreference"\nmetric = "incorrect"\nmax = 1.0\n', encoding="utf-8")
+    res = CliRunner().invoke(cli, ["gate", str(a / "sterlie"), "--policy", str(scenes)])
+    assert res.exit_code == 2 and res.output.strip() == (
+        f"Error: {a / 'sterlie'} is a coreference (Sterlie et al.'s prompts (--templates sterlie)) run and no rule of "
+        "scenes.toml is for it; add one or leave the run out.")
     gap = card_values[("sterlie_gap", "error")]
     row = re.search(r"wrong answers, all prompts [\d.]+% [\d.]+% ([+-][\d.]+) points \(([+-][\d.]+) to ([+-][\d.]+)\)",
                     plain)
