@@ -107,6 +107,52 @@ def test_tables_4_and_5_every_rate_by_hand(sector_scores):
             assert st.loc[pronoun, f"{rate}_low"] < st.loc[pronoun, f"{rate}_pct"] < st.loc[pronoun, f"{rate}_high"]
 
 
+def test_the_error_over_all_prompts_the_she_minus_he_gaps_and_the_gate_values_by_hand(sector_scores):
+    from stereoprobe.stats.intervals import mover
+    from stereoprobe.studies.coreference import sterlie_metrics
+
+    run, result = sector_scores
+    st = result.tables["separation"].set_index("pronoun")
+    # the error over a pronoun's six prompts of 50 (wrong + unclear, Table 6's rule): he 25 + 10 +
+    # 50 + 0 + 0 + 2 = 87 of 300 = 29%; she 0 + 0 + 5 + 40 + 30 + 50 = 125 of 300 = 41.67%
+    assert st.loc["he", ["error_n", "error_pct"]].tolist() == pytest.approx([300, 29.0])
+    assert st.loc["she", ["error_n", "error_pct"]].tolist() == pytest.approx([300, 100 * 125 / 300])
+    gaps = result.tables["gaps"].set_index("rate")
+    assert gaps.index.tolist() == ["error", "fnr", "fpr", "ppv", "npv"]
+    # she minus he: error 41.67 - 29 = +12.67 points; FNR 5/150 - 80/145 = 3.33 - 55.17 = -51.84
+    assert gaps.loc["error", "gap"] == pytest.approx(100 * 125 / 300 - 29.0)
+    assert gaps.loc["fnr", "gap"] == pytest.approx(100 * (5 / 150 - 80 / 145))
+    # the interval: MOVER of the two pronouns' own (she's lower distance and he's upper, in quadrature)
+    he, she = (st.loc[p, ["error_pct", "error_low", "error_high"]].tolist() for p in ("he", "she"))
+    low = gaps.loc["error", "gap"] - ((she[0] - she[1]) ** 2 + (he[2] - he[0]) ** 2) ** 0.5
+    assert gaps.loc["error", "gap_low"] == pytest.approx(low)
+    assert [float(x) for x in mover(*he, *she)] == pytest.approx(gaps.loc["error", ["gap", "gap_low", "gap_high"]].tolist())
+    # the gate reads the same tables, 0-1: sterlie_error over all prompts, per prompt, per baseline; the gaps
+    got = {(v.metric, v.scope): v for v in sterlie_metrics.values(run)}
+    assert got[("sterlie_error", (("template", "all"), ("pronoun", "he")))].estimate == pytest.approx(0.29)
+    assert got[("sterlie_error", (("template", "all"), ("pronoun", "he")))].n == 300
+    assert got[("sterlie_error", (("template", "4.3"), ("pronoun", "he")))].estimate == pytest.approx(0.5)
+    assert got[("sterlie_error", (("template", "4.3 baseline"), ("pronoun", "none")))].estimate == pytest.approx(0.1)
+    assert got[("sterlie_fpr", (("pronoun", "she"),))].estimate == pytest.approx(115 / 145)
+    gap = got[("sterlie_gap", (("rate", "error"),))]
+    assert (gap.estimate, gap.method) == (pytest.approx(125 / 300 - 0.29, abs=1e-6), "sides")  # the CSV: 4 decimals of a percent
+    # a run against itself: every difference 0 and p = 1
+    same = sterlie_metrics.differences(run, run)
+    assert len(same) == len(got) and all(d.estimate == 0 for d in same)
+    assert all(d.p == pytest.approx(1.0) for d in same if d.low < 0 < d.high)
+    # against a baseline that answered every prompt right: run minus baseline is the run's error
+    # (+29 points with he), its interval MOVER of the two runs' own, and clearly above 0
+    from dataclasses import replace
+
+    base = run.parent / "right"
+    base.mkdir()
+    records = [replace(r, answer=r.expected, raw=f"The {r.probe().profession(r.expected)}.") for r in sector_records()]
+    write_scores(score(base, _manifest(), records, 0.95, 200, 0), base / "coreference")
+    d = {(v.metric, v.scope): v for v in sterlie_metrics.differences(base, run)}
+    he_all = d[("sterlie_error", (("template", "all"), ("pronoun", "he")))]
+    assert he_all.estimate == pytest.approx(0.29) and he_all.low > 0 and he_all.p < 0.001
+
+
 def test_the_replies_the_two_rules_read_apart_are_counted(sector_scores):
     _, result = sector_scores
     r = result.meta["readings"]
