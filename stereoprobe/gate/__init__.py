@@ -196,8 +196,8 @@ def _baselines(rules: list[Rule], runs: dict[Path, tuple[str, str]], baselines: 
             if key not in found:
                 given = f"the baseline given is {', '.join(f'{b} ({_kind(*k)})' for k, b in found.items())}; " \
                     if found else ""
-                raise DataError(f"{r.at(r.kind)}: a {_kind(*key)} regression rule ({r.kind}) needs a {_kind(*key)} "
-                                f"run as --baseline RUN_DIR ({given}give one).")
+                raise DataError(f"{r.at(r.kind)}: a {_kind(*key)} regression rule ({r.kind}) needs a run of that kind "
+                                f"as --baseline RUN_DIR ({given}give one).")
     for p, key in runs.items():
         if key in found and _catalog(found[key]) != _catalog(p):
             raise DataError(f"{p} and the baseline {found[key]} were collected from different catalogs; a regression "
