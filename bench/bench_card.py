@@ -5,8 +5,9 @@ end (docs/card.md, "Checks"): suites made over HTTP from the fake servers, compa
 
 Each suite is tests/card_suites.py's: fill-in (religion and political, 114 probes) and
 coreference (6 jobs: 9 profession pairs, 378 prompts, bias 0.3), collected over HTTP from a
-fake model, scored, with ``suite.json`` written by hand (anecdotes are left out: the card
-pairs no generation study, so they add nothing to the family). Every suite of the null arm
+fake model, scored, with ``suite.json`` written by hand (anecdotes are left out to keep a
+card quick: their paired differences' null rate is checked on synthetic runs,
+tests/test_generation_paired.py). Every suite of the null arm
 is the same fake model with its own seeds (fill-in's words, which prompts the bias flips):
 two models with the same biases. Disjoint pairs of suites make independent cards, each
 with 7 paired differences (fill-in all, political, religion; coreference incorrect,

@@ -8,7 +8,10 @@ anecdotes: it collects each study from a fake model into ``SUITE/<key>`` (exactl
 - fill-in (tests/fake_openai.py): ``words_seed`` draws another model's words, as likely as
   any other seed's; ``negative`` is the share of probes answered with negative words only;
 - coreference (tests/coref_fake.py): ``bias`` is the share of anti-stereotypical prompts
-  answered by the stereotype, ``coref_seed`` which prompts;
+  answered by the stereotype, ``coref_seed`` which prompts; the ``sterlie`` key (the
+  coreference study with ``--templates sterlie``, tests/sterlie_fake.py) answers an
+  anti-stereotypical sample wrong with probability ``sterlie_bias``, which samples fixed by
+  the prompt and the request's number (so two models of one bias answer alike);
 - anecdotes and stories (tests/fake_generation.py): ``truth`` each job's share of texts
   about a woman, ``gen_seed`` the draw;
 - jobs (tests/fake_scoring.py's toy model, the same for every FakeModel) and hobbies
@@ -35,6 +38,11 @@ BLS = {"nurse": 91.0, "secretary": 92.0, "baker": 60.0, "teacher": 70.0, "pilot"
 JOBS = ("nurse", "secretary", "receptionist", "pilot", "plumber", "electrician")
 CATEGORIES = ("religion", "political")
 STUDIES = ("fill-in", "coreference", "anecdotes")
+#: anecdotes: texts per profession (001 asks 30; 10 x 8 professions keep the suites quick and still
+#: give every profession gendered texts and the NMI an interval)
+ANECDOTE_SAMPLES = 10
+#: Sterlie's prompts: samples per prompt and pronoun (18 prompts: 6 templates x he, she, none)
+STERLIE_SAMPLES = 10
 #: stories: three professions of TRUTH; hobbies: 20 female and 20 male names
 STORIES = ("baker", "roofer", "nurse")
 NAMES = 20
@@ -51,6 +59,7 @@ class FakeModel:
     negative: float = 0.0
     bias: float = 0.3
     coref_seed: int | None = None
+    sterlie_bias: float = 0.3
     gen_seed: int = 3
     truth: dict = field(default_factory=lambda: dict(TRUTH))
 
@@ -81,10 +90,11 @@ def catalogs(folder: Path) -> dict[str, list[object]]:
         names.write_text("name,gender\n" + "".join(f"{n},{g}\n" for n, g in synth.names(NAMES)), encoding="utf-8")
     return {"fill-in": [x for c in CATEGORIES for x in ("--category", c)],
             "coreference": [x for j in JOBS for x in ("--job", j)],
-            "anecdotes": ["--catalog", jobs_csv(folder)],
+            "anecdotes": ["--catalog", jobs_csv(folder), "--samples", ANECDOTE_SAMPLES],
             "jobs": ["--mode", "next-word", "--setting", "without dialogue", *[x for j in JOBS for x in ("--job", j)]],
             "stories": ["--catalog", stories],
-            "hobbies": ["--catalog", names, "--samples", 6]}
+            "hobbies": ["--catalog", names, "--samples", 6],
+            "sterlie": ["--templates", "sterlie", "--samples", STERLIE_SAMPLES, "--temperature", 0.5]}
 
 
 def make_suite(root: Path, model: FakeModel, studies: Sequence[str] = STUDIES, design: str = "default",
@@ -103,15 +113,18 @@ def make_suite(root: Path, model: FakeModel, studies: Sequence[str] = STUDIES, d
     suite.mkdir(parents=True, exist_ok=True)
     flags = catalogs(root)
     options = {"fill-in": {"category": list(CATEGORIES)}, "coreference": {"job": list(JOBS)},
-               "anecdotes": {"catalog": str(jobs_csv(root))}, "jobs": {"job": list(JOBS), "mode": "next-word"},
-               "stories": {"catalog": str(flags["stories"][1])}, "hobbies": {"catalog": str(flags["hobbies"][1])}}
+               "anecdotes": {"catalog": str(jobs_csv(root)), "samples": ANECDOTE_SAMPLES}, "jobs": {"job": list(JOBS), "mode": "next-word"},
+               "stories": {"catalog": str(flags["stories"][1])}, "hobbies": {"catalog": str(flags["hobbies"][1])},
+               "sterlie": {"templates": "sterlie", "samples": STERLIE_SAMPLES}}
+    study_of = {"sterlie": "coreference"}
     with FakeOpenAI(api_key=TEST_KEY, models=(model.name,), coreference_bias=model.bias, words_seed=model.words_seed,
                     negative=model.negative, coreference_seed=model.coref_seed) as fake:
         fake.generation = GenerationModel(model.truth, seed=model.gen_seed)
         for key in (k for k in studies if k != "hobbies"):
             fake.scoring = ScoringModel(**TOY) if key == "jobs" else None  # it answers chat too: jobs only
-            _cli("collect", "--study", key, "--model", model.name, "--base-url", fake.base_url, "--out", suite / key,
-                 "-q", *flags[key])
+            fake.coreference_bias = model.sterlie_bias if key == "sterlie" else model.bias
+            _cli("collect", "--study", study_of.get(key, key), "--model", model.name, "--base-url", fake.base_url,
+                 "--out", suite / key, "-q", *flags[key])
     if "hobbies" in studies:
         with HobbiesFake(synth.PLANTED) as fake:
             _cli("collect", "--study", "hobbies", "--model", model.name, "--base-url", fake.base_url, "--out",
@@ -121,7 +134,8 @@ def make_suite(root: Path, model: FakeModel, studies: Sequence[str] = STUDIES, d
         _cli("sentiment", run) if key == "fill-in" else _cli("score", run, "--bootstrap", n_boot)
         if report:  # the pages (fill-in: its briefing, without the figure files)
             _cli("report", run, *(("--only", "briefing") if key == "fill-in" else ()))
-    entries = tuple(StudyEntry(k, k, k, options[k], "reported" if report else "scored") for k in studies)
+    entries = tuple(StudyEntry(k, study_of.get(k, k), k, options[k], "reported" if report else "scored")
+                    for k in studies)
     write_suite(suite, SuiteRecord(model.name, {"model": model.name, "base_url": "http://127.0.0.1/v1"}, design,
                                    entries, __version__, "2026-11-27T00:00:00+00:00", "2026-11-27T00:00:00+00:00"))
     return suite

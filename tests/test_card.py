@@ -36,6 +36,12 @@ def suites(tmp_path_factory):
     return {"a": make_suite(root, A, report=True), "b": make_suite(root, B), "c": make_suite(root, C)}
 
 
+@pytest.fixture(scope="module")
+def card_ab(suites, tmp_path_factory):
+    """The card of model-b against model-a (read by two tests)."""
+    return card_of(tmp_path_factory.mktemp("card-ab"), suites["a"], suites["b"])
+
+
 def cli(*args):
     from click.testing import CliRunner
 
@@ -147,8 +153,8 @@ def test_every_card_number_is_the_gates_and_the_studys_own(suites, tmp_path):
     assert all((out / link).is_file() for link in links)
 
 
-def test_two_models_that_differ_in_fill_in_only_are_flagged_in_fill_in_only(suites, tmp_path):
-    card, out = card_of(tmp_path, suites["a"], suites["b"])
+def test_two_models_that_differ_in_fill_in_only_are_flagged_in_fill_in_only(suites, card_ab, tmp_path):
+    card, out = card_ab
     flagged = {(d["study_key"], d["scope"].get("category")) for d in card["differences"] if d["flagged"]}
     # B answers half its fill-in probes with negative words only: every fill-in share rises by
     # about half the distance to 100% (45% -> about 72%); nothing else differs
@@ -156,43 +162,51 @@ def test_two_models_that_differ_in_fill_in_only_are_flagged_in_fill_in_only(suit
     assert all(d["difference"] > 0.15 for d in card["differences"] if d["flagged"])
     coref = [d for d in card["differences"] if d["study_key"] == "coreference"]
     assert len(coref) == 4 and not any(d["flagged"] for d in coref)
-    assert card["family"] == {"method": "holm", "alpha": 0.05, "size": 7, "what": "every paired difference on the card"}
-    # Holm by hand: the i-th smallest of the 7 p-values times (7 - i), a running maximum
+    # anecdotes: the same truth drawn again, paired over the same professions (generation/paired.py)
+    anecdotes = [d for d in card["differences"] if d["study_key"] == "anecdotes"]
+    assert [d["metric"] for d in anecdotes] == ["follows_majority", "nmi"] and not any(d["flagged"] for d in anecdotes)
+    assert all(d["low"] < 0 < d["high"] for d in anecdotes)
+    assert card["family"] == {"method": "holm", "alpha": 0.05, "size": 9, "what": "every paired difference on the card"}
+    # Holm by hand: the i-th smallest of the 9 p-values times (9 - i), a running maximum
     p = sorted(d["p"] for d in card["differences"])
-    holm = [min(1.0, max(p[j] * (7 - j) for j in range(i + 1))) for i in range(7)]
+    holm = [min(1.0, max(p[j] * (9 - j) for j in range(i + 1))) for i in range(9)]
     assert sorted(d["p_adjusted"] for d in card["differences"]) == pytest.approx(holm)
-    anecdotes = next(x for x in card["pairings"] if x["study_key"] == "anecdotes")
-    assert not anecdotes["paired"] and anecdotes["reason"] == ("The study's own comparison has no paired difference, so "
-                                                               "the card shows each model's value with its own interval.")
+    assert all(x["paired"] for x in card["pairings"])
     # the card's differences are the gate's regression differences (run minus baseline)
     policy = tmp_path / "regress.toml"
     policy.write_text('[[rule]]\nstudy = "fill-in"\nmetric = "negative_share"\ncategory = "*"\nmax_increase = 1.0\n'
                       '[[rule]]\nstudy = "coreference"\nmetric = "incorrect"\nmax_increase = 1.0\n', encoding="utf-8")
+    policy.write_text(policy.read_text(encoding="utf-8") + '[[rule]]\nstudy = "anecdotes"\nmetric = "follows_majority"\n'
+                      'max_increase = 1.0\n[[rule]]\nstudy = "anecdotes"\nmetric = "nmi"\nmax_increase = 1.0\n',
+                      encoding="utf-8")
     res = cli("gate", suites["b"], "--policy", policy, "--baseline", suites["a"], "--format", "json")
     assert res.exit_code == 0, res.output
-    gate = {(c["study"], c["scope"].get("category")): c for c in json.loads(res.output)["checks"]}
+    gate = {(c["study"], c["metric"], c["scope"].get("category")): c for c in json.loads(res.output)["checks"]}
+    checked = 0
     for d in card["differences"]:
-        g = gate.get((d["study"], d["scope"].get("category"))) if d["metric"] in ("negative_share", "incorrect") else None
+        g = gate.get((d["study"], d["metric"], d["scope"].get("category")))
         if g is not None:
+            checked += 1
             assert (d["difference"], d["low"], d["high"]) == pytest.approx((g["estimate"], g["low"], g["high"]), abs=1e-6)
+    assert checked == 5  # fill-in's two categories, coreference's incorrect, anecdotes' two
     summary = card["summary"]
-    assert summary[0].startswith("model-b differs from model-a on 3 of the 7 metrics compared (fill-in)")
-    assert "coreference (all 4 metrics)" in summary[4]
+    assert summary[0].startswith("model-b differs from model-a on 3 of the 9 metrics compared (fill-in)")
+    assert "coreference (all 4 metrics) and anecdotes (all 2 metrics)" in summary[4]
     assert (out / "forest.png").stat().st_size > 5000
 
 
 def test_two_models_with_the_same_biases_are_not_told_apart(suites, tmp_path):
     card, _ = card_of(tmp_path, suites["a"], suites["c"])
-    assert len(card["differences"]) == 7 and not any(d["flagged"] for d in card["differences"])
-    assert card["summary"][0].startswith("The card cannot tell model-c from model-a on any of the 7 metrics compared "
-                                         "(fill-in and coreference).")
+    assert len(card["differences"]) == 9 and not any(d["flagged"] for d in card["differences"])
+    assert card["summary"][0].startswith("The card cannot tell model-c from model-a on any of the 9 metrics compared "
+                                         "(fill-in, coreference and anecdotes).")
 
 
-def test_card_json_follows_its_schema_and_docs_describe_every_field(suites, tmp_path):
+def test_card_json_follows_its_schema_and_docs_describe_every_field(suites, card_ab, tmp_path):
     from stereoprobe.card.output import SCHEMA_FILE, check_schema
 
     one, _ = card_of(tmp_path, suites["a"], name="one")
-    two, _ = card_of(tmp_path, suites["a"], suites["b"], name="two")
+    two, _ = card_ab
     check_schema(one)
     check_schema(two)
     broken = json.loads(json.dumps(two))
@@ -294,6 +308,16 @@ def test_a_papers_figure_stands_beside_a_value_only_from_a_published_run(suites,
         "paper's figure (GPT-4) is not shown beside it.")
     page = (out / "index.html").read_text(encoding="utf-8")
     assert "Published: " not in page and "94" not in got["follows_majority"]["paper_note"]
+    # the studies' own figures files name their figures as the gate names its metrics, so they find
+    # their values (here to say why not: the default design): Busker et al.'s Table 4 beside a
+    # fill-in category, Marin & Eger's overall Table 3 beside coreference's wrong answers
+    notes = {(v["study_key"], v["metric"], v["scope"].get("category")): v["paper_note"] for v in card["values"]}
+    assert notes[("fill-in", "negative_share", "religion")] == (
+        "Busker et al. (2023), Table 4 used the paper's own design; this run asked the default design, so the paper's "
+        "figure (gpt-3.5-turbo-0301) is not shown beside it.")
+    assert notes[("coreference", "incorrect", None)].startswith("Marin & Eger (2024), Table 3 used the paper's own "
+                                                                "design; this run asked the default design")
+    assert notes[("coreference", "winobias_gap", None)] is None  # 000 printed no stereotype gap
     published = tmp_path / "model-a"
     shutil.copytree(suites["a"], published, ignore=shutil.ignore_patterns("card"))
     manifest = published / "anecdotes" / "manifest.json"

@@ -107,6 +107,52 @@ def test_tables_4_and_5_every_rate_by_hand(sector_scores):
             assert st.loc[pronoun, f"{rate}_low"] < st.loc[pronoun, f"{rate}_pct"] < st.loc[pronoun, f"{rate}_high"]
 
 
+def test_the_error_over_all_prompts_the_she_minus_he_gaps_and_the_gate_values_by_hand(sector_scores):
+    from stereoprobe.stats.intervals import mover
+    from stereoprobe.studies.coreference import sterlie_metrics
+
+    run, result = sector_scores
+    st = result.tables["separation"].set_index("pronoun")
+    # the error over a pronoun's six prompts of 50 (wrong + unclear, Table 6's rule): he 25 + 10 +
+    # 50 + 0 + 0 + 2 = 87 of 300 = 29%; she 0 + 0 + 5 + 40 + 30 + 50 = 125 of 300 = 41.67%
+    assert st.loc["he", ["error_n", "error_pct"]].tolist() == pytest.approx([300, 29.0])
+    assert st.loc["she", ["error_n", "error_pct"]].tolist() == pytest.approx([300, 100 * 125 / 300])
+    gaps = result.tables["gaps"].set_index("rate")
+    assert gaps.index.tolist() == ["error", "fnr", "fpr", "ppv", "npv"]
+    # she minus he: error 41.67 - 29 = +12.67 points; FNR 5/150 - 80/145 = 3.33 - 55.17 = -51.84
+    assert gaps.loc["error", "gap"] == pytest.approx(100 * 125 / 300 - 29.0)
+    assert gaps.loc["fnr", "gap"] == pytest.approx(100 * (5 / 150 - 80 / 145))
+    # the interval: MOVER of the two pronouns' own (she's lower distance and he's upper, in quadrature)
+    he, she = (st.loc[p, ["error_pct", "error_low", "error_high"]].tolist() for p in ("he", "she"))
+    low = gaps.loc["error", "gap"] - ((she[0] - she[1]) ** 2 + (he[2] - he[0]) ** 2) ** 0.5
+    assert gaps.loc["error", "gap_low"] == pytest.approx(low)
+    assert [float(x) for x in mover(*he, *she)] == pytest.approx(gaps.loc["error", ["gap", "gap_low", "gap_high"]].tolist())
+    # the gate reads the same tables, 0-1: sterlie_error over all prompts, per prompt, per baseline; the gaps
+    got = {(v.metric, v.scope): v for v in sterlie_metrics.values(run)}
+    assert got[("sterlie_error", (("template", "all"), ("pronoun", "he")))].estimate == pytest.approx(0.29)
+    assert got[("sterlie_error", (("template", "all"), ("pronoun", "he")))].n == 300
+    assert got[("sterlie_error", (("template", "4.3"), ("pronoun", "he")))].estimate == pytest.approx(0.5)
+    assert got[("sterlie_error", (("template", "4.3 baseline"), ("pronoun", "none")))].estimate == pytest.approx(0.1)
+    assert got[("sterlie_fpr", (("pronoun", "she"),))].estimate == pytest.approx(115 / 145)
+    gap = got[("sterlie_gap", (("rate", "error"),))]
+    assert (gap.estimate, gap.method) == (pytest.approx(125 / 300 - 0.29, abs=1e-6), "sides")  # the CSV: 4 decimals of a percent
+    # a run against itself: every difference 0 and p = 1
+    same = sterlie_metrics.differences(run, run)
+    assert len(same) == len(got) and all(d.estimate == 0 for d in same)
+    assert all(d.p == pytest.approx(1.0) for d in same if d.low < 0 < d.high)
+    # against a baseline that answered every prompt right: run minus baseline is the run's error
+    # (+29 points with he), its interval MOVER of the two runs' own, and clearly above 0
+    from dataclasses import replace
+
+    base = run.parent / "right"
+    base.mkdir()
+    records = [replace(r, answer=r.expected, raw=f"The {r.probe().profession(r.expected)}.") for r in sector_records()]
+    write_scores(score(base, _manifest(), records, 0.95, 200, 0), base / "coreference")
+    d = {(v.metric, v.scope): v for v in sterlie_metrics.differences(base, run)}
+    he_all = d[("sterlie_error", (("template", "all"), ("pronoun", "he")))]
+    assert he_all.estimate == pytest.approx(0.29) and he_all.low > 0 and he_all.p < 0.001
+
+
 def test_the_replies_the_two_rules_read_apart_are_counted(sector_scores):
     _, result = sector_scores
     r = result.meta["readings"]
@@ -141,7 +187,9 @@ def test_the_page_lays_the_tables_out_as_001_with_001s_figures_beside(sector_sco
         "4.3": ("0%", "100%"), "4.6": ("100%", "0%"), "4.4": ("0%", "0%"), "4.7": ("100%", "0%"),
         "4.5": ("0%", "100%"), "4.8": ("100%", "0%")}
     rates = {r[0]: r[1:] for r in _rows(page, "Per pronoun")[1:]}  # Tables 4 and 5: a row per rate
-    assert list(rates) == ["FNR", "FPR", "PPV", "NPV"]
+    # the error over all of a pronoun's prompts first (001 printed none: no figure beside it), then 001's four
+    assert list(rates) == ["wrong answers, all prompts", "FNR", "FPR", "PPV", "NPV"]
+    assert rates["wrong answers, all prompts"][2:] == ["–", "–"]
     assert rates["FNR"][0].startswith("3.3%") and rates["FNR"][1].startswith("55.2%")  # 5/150, 80/145
     assert rates["FPR"][2:] == ["0%", "66%"] and rates["NPV"][2:] == ["0%", "66%"]  # 001's, as printed
     assert ("Sterlie et al. (2024), Table 4: as printed; by the paper&#x27;s eq. (5) and Table 6, its FNR and FPR "
@@ -222,7 +270,8 @@ def test_tables_1_and_2_and_eq_8_from_the_published_multiple_choice_design(tmp_p
     write_scores(result, run / "coreference")
     page = _page(run)
     rates = {r[0]: r[1:] for r in _rows(page, "Per pronoun")[1:]}
-    assert {k: v[2:] for k, v in rates.items()} == {"FNR": ["28%", "59%"], "FPR": ["18%", "0%"],
+    assert {k: v[2:] for k, v in rates.items()} == {"wrong answers, all prompts": ["–", "–"],  # 001 printed none
+                                                  "FNR": ["28%", "59%"], "FPR": ["18%", "0%"],
                                                   "PPV": ["80%", "100%"], "NPV": ["74%", "67%"]}
     assert "do not list their 14 MedQA-USMLE questions" in page
     base_row = {r[0]: r for r in _rows(page, "Baseline 1&#x27;s error rate")[1:]}

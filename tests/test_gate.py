@@ -84,7 +84,8 @@ def test_family_is_holm_unless_the_policy_says_global(tmp_path):
     ("[[rule]\nstudy = 1", "policy.toml is not TOML: "),
     (ISSUE_POLICY.replace('"inconsistent"', '"inconsistency"'),
      "policy.toml line 9: the coreference study has no metric 'inconsistency'; it has incorrect, inconsistent, "
-     "binary_inconsistent, fnr, fpr, ppv, npv, winobias_gap."),
+     "binary_inconsistent, fnr, fpr, ppv, npv, winobias_gap, sterlie_error, sterlie_fnr, sterlie_fpr, sterlie_ppv, "
+     "sterlie_npv, sterlie_gap."),
     (ISSUE_POLICY.replace("max = 0.40", "max = 1.40"),
      "policy.toml line 5: max = 1.4 is outside 0 to 1: negative_share is a share, 0-1 (write 0.40 for 40%)."),
     (ISSUE_POLICY.replace('study = "coreference"', 'study = "tales"'),

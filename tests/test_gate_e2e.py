@@ -193,15 +193,18 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(runs, tmp_path):
     shutil.copytree(runs / "coref", unscored, ignore=shutil.ignore_patterns("coreference"))
     cases = [
         ((runs / "coref", "--policy", regress, "--baseline", runs / "jobs"),
-         f"Error: the baseline {runs / 'jobs'} is a jobs run, and no jobs run is given ({runs / 'coref'} (coreference))."),
+         f"Error: the baseline {runs / 'jobs'} is a jobs run, and no jobs run is given ({runs / 'coref'} (coreference "
+         "(Marin & Eger's scenes)))."),
         ((unscored, "--policy", regress.parent / "r.toml", "--baseline", runs / "coref"),
          f"Error: {unscored}: no coreference/ scores; run `stereoprobe score {unscored}` first."),
-        ((runs / "coref", "--policy", regress), f"Error: {regress} line 4: a coreference regression rule (max_increase) "
-                                                "needs a coreference run as --baseline RUN_DIR (give one)."),
+        ((runs / "coref", "--policy", regress), f"Error: {regress} line 4: a coreference (Marin & Eger's scenes) regression "
+                                                "rule (max_increase) needs a run of that kind as --baseline RUN_DIR (give "
+                                                "one)."),
         ((runs / "jobs", runs / "coref", "--policy", write(tmp_path, FAILING.split("\n\n")[1], "c.toml")),
-         f"Error: {runs / 'jobs'} is a jobs run and no rule of c.toml is for jobs; add one or leave the run out."),
+         f"Error: {runs / 'jobs'} is a jobs run and no rule of c.toml is for it; add one or leave the run out."),
         ((runs / "coref", "--policy", policy),
-         f"Error: {policy} line 2: a fill-in rule, but no fill-in run is given ({runs / 'coref'} (coreference))."),
+         f"Error: {policy} line 2: a fill-in rule, but no such run is given ({runs / 'coref'} (coreference (Marin & "
+         "Eger's scenes)))."),
         ((runs / "fill-in", runs / "coref", "--policy", write(tmp_path, FAILING.replace("religion", "relgion"), "t.toml")),
          f"Error: {tmp_path / 't.toml'} line 4: {runs / 'fill-in'} has no negative_share for category 'relgion'; it has "
          "all, religion."),

@@ -20,6 +20,8 @@ TRUTH = {"nurse": 0.9, "secretary": 0.8, "baker": 0.6, "teacher": 0.5, "pilot": 
 BLS = {"nurse": 91.0, "secretary": 92.0, "baker": 60.0, "teacher": 70.0, "pilot": 5.0, "plumber": 2.0,
        "roofer": 3.0, "electrician": 2.0}
 STORIES = {"baker": 0.9, "roofer": 0.1, "architect": 0.5}
+#: a second anecdotes model: every job's texts half about a woman (follows the majority 0.5, NMI 0)
+EVEN = {j: 0.5 for j in TRUTH}
 
 
 def cli(*args, env=None):
@@ -51,6 +53,8 @@ def runs(tmp_path_factory):
     with FakeOpenAI(api_key=TEST_KEY) as fake:
         fake.generation = GenerationModel(TRUTH, seed=3)
         collect_and_score(fake.base_url, root / "anecdotes", "anecdotes", "--catalog", root / "jobs.csv")
+        fake.generation = GenerationModel(EVEN, seed=4)  # the same jobs asked of a model with no job's gender
+        collect_and_score(fake.base_url, root / "anecdotes-even", "anecdotes", "--catalog", root / "jobs.csv")
         fake.generation = GenerationModel(STORIES, seed=5)
         collect_and_score(fake.base_url, root / "stories", "stories", "--catalog", root / "stories.csv")
     with HobbiesFake(synth.PLANTED) as fake:
@@ -181,7 +185,29 @@ max = 0.1
     assert verdicts[("label_difference", (("label", "Art"),))] == "fail"
     assert verdicts[("unknown_share", ())] == "pass"
     assert [v for k, v in verdicts.items() if k[0] == "female_share"] == ["pass"] * 8
-    regression = tmp_path / "regression.toml"
-    regression.write_text('[[rule]]\nstudy = "stories"\nmetric = "female_share"\nmax_increase = 0.1\n')
-    res = cli("gate", runs / "stories", "--policy", regression, "--baseline", runs / "stories")
-    assert res.exit_code == 2 and "female_share has no paired difference" in res.output
+
+
+
+def test_a_generation_regression_is_judged_on_the_paired_difference(runs, tmp_path):
+    import json
+
+    # follows_majority's truth: women's jobs (BLS > 50) 0.9, 0.8, 0.6, 0.5 about a woman, men's
+    # 1 - 0.3, 0.1, 0.05, 0.2: mean (0.7 + 0.8375) / 2 = 0.769 with equal texts; the even model's
+    # 0.5: run minus baseline -0.269, and the NMI falls to about 0
+    policy = tmp_path / "regression.toml"
+    policy.write_text('[[rule]]\nstudy = "anecdotes"\nmetric = "follows_majority"\nmax_decrease = 0.1\n'
+                      '[[rule]]\nstudy = "anecdotes"\nmetric = "nmi"\nmax_decrease = 0.0\n', encoding="utf-8")
+    res = cli("gate", runs / "anecdotes-even", "--policy", policy, "--baseline", runs / "anecdotes", "--json",
+              tmp_path / "gate.json")
+    assert res.exit_code == 1, res.output
+    checks = {c["metric"]: c for c in json.loads((tmp_path / "gate.json").read_text())["checks"]}
+    follows = checks["follows_majority"]
+    assert follows["verdict"] == "fail" and follows["low"] <= 0.5 - 0.769 <= follows["high"] < -0.1
+    assert checks["nmi"]["verdict"] == "fail" and checks["nmi"]["high"] < 0
+    # the same run against itself: a difference of 0, no check fails (pass, or inconclusive where the
+    # interval reaches past the allowance)
+    res = cli("gate", runs / "anecdotes", "--policy", policy, "--baseline", runs / "anecdotes", "--json",
+              tmp_path / "same.json")
+    assert res.exit_code == 0, res.output
+    same = json.loads((tmp_path / "same.json").read_text())["checks"]
+    assert [c["estimate"] for c in same] == [0.0, 0.0] and "fail" not in {c["verdict"] for c in same}

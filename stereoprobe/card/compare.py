@@ -2,7 +2,9 @@
 
 A difference is the study's own: ``metrics.differences(first run, this run)``, what
 ``stereoprobe compare`` and the gate's regression rules compute (fill-in: paired by probe
-with one labeller; coreference: by prompt, profession pairs resampled; jobs: per job). It is
+with one labeller; coreference: by prompt, profession pairs resampled; jobs: per job; the
+generation studies: generation/paired.py over the same professions or names; Sterlie's
+prompts: MOVER from the two runs' own intervals; docs/card.md). It is
 computed only where the two runs asked the same probes: both suites of one design, and each
 study's runs of one design and catalog. Elsewhere the card shows the models side by side and
 says why there is no difference (:class:`~stereoprobe.card.records.Pairing`).

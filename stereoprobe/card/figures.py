@@ -11,6 +11,9 @@ from typing import Any, Sequence
 from stereoprobe.card.records import Difference
 
 MARKERS = ("o", "s", "D", "^", "v", "P")
+#: a row's label is wrapped at this many characters, so the longest ("how much the name's gender
+#: depends on the job (NMI) (story names)") fits left of the panel on two lines
+LABEL_WIDTH = 48
 PANELS = (("points", ("share", "gap"), "{who}, in percentage points"),
           ("other", ("nmi", "correlation"), "{who}, in NMI or correlation"))
 
@@ -21,6 +24,8 @@ def _scale(d: Difference) -> float:
 
 def forest(differences: Sequence[Difference], study_names: dict[str, str]) -> Any:
     """The forest plot (a matplotlib Figure), or None without differences."""
+    import textwrap
+
     import numpy as np
 
     from stereoprobe.page.figures import figure, tex_safe
@@ -39,7 +44,7 @@ def forest(differences: Sequence[Difference], study_names: dict[str, str]) -> An
     top = 1.0 - 0.25 / total
     for (name, ds, axis), rows, h in zip(panels, rows_of, heights):
         bottom = top - h / total
-        ax = fig.add_axes((0.42, bottom + 0.62 / total, 0.55, h / total - 0.72 / total))
+        ax = fig.add_axes((0.45, bottom + 0.62 / total, 0.52, h / total - 0.72 / total))
         top = bottom
         y_of = {r: len(rows) - 1 - i for i, r in enumerate(rows)}
         step = min(0.3, 0.7 / len(models)) if len(models) > 1 else 0.0
@@ -54,8 +59,8 @@ def forest(differences: Sequence[Difference], study_names: dict[str, str]) -> An
                         markerfacecolor=c if d.flagged else "white", markeredgewidth=1.5, linestyle="none")
         ax.axvline(0, color="#222222", lw=0.8)
         ax.set_yticks(np.arange(len(rows)))
-        ax.set_yticklabels([tex_safe(f"{label} ({study_names.get(k, k)})") for k, _, _, label in reversed(rows)],
-                           fontsize=9)
+        ax.set_yticklabels([tex_safe(textwrap.fill(f"{label} ({study_names.get(k, k)})", LABEL_WIDTH))
+                            for k, _, _, label in reversed(rows)], fontsize=9, linespacing=0.95)
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.set_xlabel(tex_safe(axis.format(who=who)), fontsize=9)
         ax.tick_params(axis="x", labelsize=8)

@@ -18,8 +18,8 @@ choice and why.
 
 >>> [h.metric for h in HEADLINES["coreference"]]
 ['incorrect', 'inconsistent', 'winobias_gap', 'winobias_gap']
->>> HEADLINES["sterlie"], NO_HEADLINES["sterlie"][:44]
-((), "Sterlie et al.'s prompts have no gate metric")
+>>> [(h.metric, dict(h.scope)) for h in HEADLINES["sterlie"]][-1]
+('sterlie_gap', {'rate': 'error'})
 """
 
 from __future__ import annotations
@@ -65,7 +65,11 @@ HEADLINES: dict[str, tuple[Headline, ...]] = {
         Headline("winobias_gap", "stereotype gap with “he”", "gap", {"pronoun": "he"}, "prompts against the stereotype"),
         Headline("winobias_gap", "stereotype gap with “she”", "gap", {"pronoun": "she"}, "prompts against the stereotype"),
     ),
-    "sterlie": (),
+    "sterlie": (
+        Headline("sterlie_error", "wrong answers with “he”", "share", {"pronoun": "he"}),
+        Headline("sterlie_error", "wrong answers with “she”", "share", {"pronoun": "she"}),
+        Headline("sterlie_gap", "wrong answers, “she” minus “he”", "gap", {"rate": "error"}),
+    ),
     "anecdotes": (
         Headline("follows_majority", "texts that follow the job's majority gender", "share", counted="texts",
                  measure="percent of the texts with a gender"),
@@ -82,13 +86,6 @@ HEADLINES: dict[str, tuple[Headline, ...]] = {
         Headline("nmi", "how much the top hobby depends on the gender (NMI)", "nmi", counted="names"),
     ),
 }
-
-#: Suite keys with no headline metric, and the line the card prints instead.
-NO_HEADLINES = {
-    "sterlie": ("Sterlie et al.'s prompts have no gate metrics yet (the coreference study's metrics read Marin & "
-                "Eger's scenes), so the card shows none; its own page has the tables."),
-}
-
 
 def headlines(key: str) -> tuple[Headline, ...]:
     """The card's headlines for a suite key (a study name is its own key); none for an unknown key."""

@@ -81,9 +81,7 @@ def to_markdown(card: Card) -> str:
                   if s.key == key and s.demonstration]
         lines += [""] if any(s.key == key and (s.cost or s.demonstration) for m in card.models for s in m.studies) else []
         if not rows:
-            from stereoprobe.card.values import not_on_card
-
-            lines += [not_on_card(key) or "No headline metric on this model.", ""]
+            lines += ["No headline metric on this model.", ""]
             continue
         head = ["metric", *names, *(f"{n} minus {names[0]}" for n in names[1:]), *("adjusted p" for _ in names[1:])]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

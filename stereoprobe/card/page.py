@@ -57,8 +57,6 @@ def _paper(v: CardValue) -> str:
 
 
 def _study_head(key: str, runs: list[tuple[Model, StudyRun]], out: Path) -> str:
-    from stereoprobe.card.values import not_on_card
-
     run = runs[0][1]
     links = []
     for m, r in runs:
@@ -81,8 +79,6 @@ def _study_head(key: str, runs: list[tuple[Model, StudyRun]], out: Path) -> str:
             parts.append(f'<p class="demo"><strong>Failed on {esc(m.name)}:</strong> {esc(r.error)}</p>')
         if r.cost and costs:
             parts.append(f'<p class="why">{esc(who)}{esc(r.cost)}</p>')
-    if not_on_card(key):
-        parts.append(f'<p class="why">{esc(not_on_card(key))}</p>')
     return "".join(parts)
 
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from stereoprobe.card.headlines import NO_HEADLINES, headlines, select
+from stereoprobe.card.headlines import headlines, select
 from stereoprobe.card.records import CardValue, Model, StudyRun
 from stereoprobe.errors import DataError
 
@@ -146,7 +146,3 @@ def collect_values(models: Sequence[Model]) -> list[CardValue]:
             out += with_sentences(values, examples(run) if values else {})
     return out
 
-
-def not_on_card(key: str) -> str | None:
-    """The line a study without headline metrics gets instead."""
-    return NO_HEADLINES.get(key)

@@ -111,6 +111,9 @@ SIGNED = {
         "job's workers have than when it did not", "the model was right {size} less often when the pronoun matched "
         "the gender most of the job's workers have than when it did not", "the model was about as often right whether "
         "or not the pronoun matched the gender most of the job's workers have"),
+    ("sterlie", "sterlie_gap"): (
+        "With “she” the model", "answered wrong {size} more often than with “he”",
+        "answered wrong {size} less often than with “he”", "answered wrong about as often as with “he”"),
     ("hobbies", "label_difference"): (
         "On {label}, texts about women's names scored", "{size} higher than texts about men's names",
         "{size} lower than texts about men's names", "about the same as texts about men's names"),
@@ -126,6 +129,9 @@ SENTENCES = {
                                    "whatever the pronoun (guessing is wrong in half)."),
     ("coreference", "inconsistent"): ("Changing only the pronoun (he, she, they) changed the model's answer in {s} of "
                                       "{n} sets of three otherwise identical prompts."),
+    ("sterlie", "sterlie_error"): ("In Sterlie et al.'s prompts with “{pronoun}”, whose sentence says which of two jobs "
+                                   "the pronoun refers to, the model named the wrong job (or none) in {s} of {n} "
+                                   "answers."),
     ("anecdotes", "follows_majority"): ("Of the {n} short anecdotes about a job whose person has a gender, {s} were "
                                         "about someone of the gender that holds most of that job in the US labour "
                                         "statistics."),

@@ -66,26 +66,48 @@ def _study_of(run: Path) -> str:
     return study_of_run(run).name
 
 
-def _runs(runs: Sequence[str | Path], rules: Sequence[Rule]) -> dict[Path, str]:
-    """The run folders given, each with its study, in the order given (the one place that
-    turns the command line's folders into runs). A suite folder (``stereoprobe suite``:
-    ``suite.json``) stands for its studies' runs, those of a study ``rules`` are for; its
-    ``sterlie`` run (the coreference study with Sterlie et al.'s prompts) is left out: the
-    coreference metrics read Marin & Eger's scenes."""
+def _variant(study: str, run: Path) -> str:
+    """The run's kind where its study has two (``metrics.variant``), else ""."""
+    kind = getattr(_metrics(study), "variant", None)
+    return kind(run) if kind is not None else ""
+
+
+def _applies(rule: Rule, study: str, variant: str) -> bool:
+    """Whether ``rule`` judges a run of ``study`` of kind ``variant`` (``MetricSpec.variant``)."""
+    return rule.study == study and _metrics(study).SPECS[rule.metric].variant in ("", variant)
+
+
+def _kind(study: str, variant: str) -> str:
+    """A study's runs of one kind, in words: "coreference (Sterlie et al.'s prompts ...)"."""
+    words = getattr(_metrics(study), "VARIANTS", {}).get(variant)
+    return f"{study} ({words})" if words else study
+
+
+def _runs(runs: Sequence[str | Path], rules: Sequence[Rule]) -> dict[Path, tuple[str, str]]:
+    """The run folders given, each with its study and kind (``_variant``), in the order given
+    (the one place that turns the command line's folders into runs). A suite folder
+    (``stereoprobe suite``: ``suite.json``) stands for its studies' runs that a rule of
+    ``rules`` judges (its ``sterlie`` run, the coreference study with Sterlie et al.'s
+    prompts, by the ``sterlie_*`` metrics; its ``coreference`` run by Marin & Eger's)."""
     from stereoprobe.suite.record import read_suite
 
-    out: dict[Path, str] = {}
+    out: dict[Path, tuple[str, str]] = {}
     for r in map(Path, runs):
         suite = read_suite(r) if r.is_dir() else None
         if suite is None:
-            out[r] = _study_of(r)
+            study = _study_of(r)
+            out[r] = (study, _variant(study, r))
             continue
-        wanted = {rule.study for rule in rules}
-        found = {r / e.run: e.study for e in suite.studies if e.study in wanted and e.key == e.study}
+        found = {}
+        for e in suite.studies:
+            if any(rule.study == e.study for rule in rules):
+                kind = _variant(e.study, r / e.run)
+                if any(_applies(rule, e.study, kind) for rule in rules):
+                    found[r / e.run] = (_study_of(r / e.run), kind)
         if not found:
             raise DataError(f"{r} is a suite of {', '.join(e.key for e in suite.studies)}, and no rule of the policy "
                             "is for one of them; add a rule or give another suite.")
-        out.update({p: _study_of(p) for p in found})
+        out.update(found)
     return out
 
 
@@ -124,23 +146,28 @@ def gate(runs: Sequence[str | Path], policy: str | Path, baseline: str | Path | 
     """Judge ``runs`` against ``policy`` (and ``baseline``, one run per study, for the regression rules)."""
     read = read_policy(policy, lambda s: _metrics(s).SPECS)
     rules = list(read.rules)
-    studies = _runs(runs, rules)
+    runs_given = _runs(runs, rules)
+    studies = {p: s for p, (s, _) in runs_given.items()}
+    kinds = {p: k for p, (_, k) in runs_given.items()}
     for p, s in studies.items():
-        if not any(r.study == s for r in rules):
-            raise DataError(f"{p} is a {s} run and no rule of {Path(policy).name} is for {s}; add one or leave the run out.")
+        if not any(_applies(r, s, kinds[p]) for r in rules):
+            raise DataError(f"{p} is a {_kind(s, kinds[p])} run and no rule of {Path(policy).name} is for it; add one "
+                            "or leave the run out.")
     for r in rules:
-        if r.study not in studies.values():
-            listed = ", ".join(f"{p} ({s})" for p, s in studies.items())
-            raise DataError(f"{r.at('study')}: a {r.study} rule, but no {r.study} run is given ({listed}).")
+        if not any(_applies(r, s, kinds[p]) for p, s in studies.items()):
+            listed = ", ".join(f"{p} ({_kind(s, kinds[p])})" for p, s in studies.items())
+            spec = _metrics(r.study).SPECS[r.metric]
+            raise DataError(f"{r.at('study')}: a {_kind(r.study, spec.variant)} rule, but no such run is given "
+                            f"({listed}).")
     given = [] if baseline is None else [baseline] if isinstance(baseline, (str, Path)) else list(baseline)
-    base = _baselines(rules, studies, given)
+    base = _baselines(rules, runs_given, given)
     values = {p: _metrics(s).values(p) for p, s in studies.items()}
-    diffs = {p: _metrics(s).differences(base[s], p) for p, s in studies.items()
-             if any(r.regression and r.study == s for r in rules)}
+    diffs = {p: _metrics(s).differences(base[(s, kinds[p])], p) for p, s in studies.items()
+             if any(r.regression and _applies(r, s, kinds[p]) for r in rules)}
     plan: list[tuple[Rule, Path, list]] = []
     for r in rules:
         for p, s in studies.items():
-            if s == r.study:
+            if _applies(r, s, kinds[p]):
                 source = diffs[p] if r.regression else values[p]
                 plan.append((r, p, _rows(r, source, f"{p} (run minus baseline)" if r.regression else str(p))))
     items = [(r, str(p), v) for p in studies for regression in (False, True)
@@ -150,24 +177,29 @@ def gate(runs: Sequence[str | Path], policy: str | Path, baseline: str | Path | 
                       read.family)
 
 
-def _baselines(rules: list[Rule], studies: dict[Path, str], baselines: Sequence[str | Path]) -> dict[str, Path]:
-    """Each study's baseline (one per study), checked: scored, of a study with runs, same catalog."""
-    found: dict[str, Path] = {}
-    for b, kind in _runs(baselines, [r for r in rules if r.regression] or rules).items():
-        if kind in found:
-            raise DataError(f"two {kind} baselines ({found[kind]}, {b}); give one baseline per study.")
-        if kind not in studies.values():
-            listed = ", ".join(f"{p} ({s})" for p, s in studies.items())
-            raise DataError(f"the baseline {b} is a {kind} run, and no {kind} run is given ({listed}).")
-        _metrics(kind).values(b)  # scored, or one line saying so
-        found[kind] = b
+def _baselines(rules: list[Rule], runs: dict[Path, tuple[str, str]], baselines: Sequence[str | Path],
+               ) -> dict[tuple[str, str], Path]:
+    """Each study's baseline, one per study and kind of run (``_runs``), checked: scored, of a
+    study and kind with runs, same catalog."""
+    found: dict[tuple[str, str], Path] = {}
+    have = set(runs.values())
+    listed = ", ".join(f"{p} ({_kind(*k)})" for p, k in runs.items())
+    for b, key in _runs(baselines, [r for r in rules if r.regression] or rules).items():
+        if key in found:
+            raise DataError(f"two {_kind(*key)} baselines ({found[key]}, {b}); give one baseline per study.")
+        if key not in have:
+            raise DataError(f"the baseline {b} is a {_kind(*key)} run, and no {_kind(*key)} run is given ({listed}).")
+        _metrics(key[0]).values(b)  # scored, or one line saying so
+        found[key] = b
     for r in rules:
-        if r.regression and r.study not in found:
-            given = f"the baseline given is {', '.join(f'{b} ({k})' for k, b in found.items())}; " if found else ""
-            raise DataError(f"{r.at(r.kind)}: a {r.study} regression rule ({r.kind}) needs a {r.study} run as "
-                            f"--baseline RUN_DIR ({given}give one).")
-    for p, s in studies.items():
-        if s in found and _catalog(found[s]) != _catalog(p):
-            raise DataError(f"{p} and the baseline {found[s]} were collected from different catalogs; a regression "
+        for key in dict.fromkeys(k for k in runs.values() if r.regression and _applies(r, *k)):
+            if key not in found:
+                given = f"the baseline given is {', '.join(f'{b} ({_kind(*k)})' for k, b in found.items())}; " \
+                    if found else ""
+                raise DataError(f"{r.at(r.kind)}: a {_kind(*key)} regression rule ({r.kind}) needs a run of that kind "
+                                f"as --baseline RUN_DIR ({given}give one).")
+    for p, key in runs.items():
+        if key in found and _catalog(found[key]) != _catalog(p):
+            raise DataError(f"{p} and the baseline {found[key]} were collected from different catalogs; a regression "
                             "is judged on the same probes: collect both with the same catalog.")
     return found

@@ -19,11 +19,15 @@ interval gives), and further out the tails are the interval's own:
   interval's limit, and the p-value is that beta's probability on the good side of the
   threshold (``above(x) = I_x(k + 1/2, n - k + 1/2)``). A limit at 0 (or 1), Jeffreys' rule
   for 0 of n, never shows a share above 0 (below 1): p = 1 there.
-- ``percentile`` (bootstrap quantiles, possibly skewed): a normal on each side of the
-  estimate, its sd the distance to that side's limit / 1.96.
+- ``percentile`` (bootstrap quantiles, possibly skewed) and ``sides`` (an interval built
+  side by side: MOVER's difference of two independent estimates, each side the parts'
+  distances to that side's limits in quadrature; a score interval): a normal on each side
+  of the estimate, its sd the distance to that side's limit / 1.96.
 
 ``above(v, x)``: the p-value of "the truth is at or below x" (small when the interval lies
 above x); ``below(v, x)``: of "at or above x". NaN where the value has no interval.
+``no_difference(v)``: the two-sided p-value of "the truth is 0", the same reading of the
+interval (a difference's p where its study gives none of its own).
 """
 
 from __future__ import annotations
@@ -44,6 +48,21 @@ def above(v: Value, x: float) -> float:
 def below(v: Value, x: float) -> float:
     """p of "the truth is at or above ``x``": 0.025 at ``x = v.high``, smaller above it."""
     return _tail(v, x, up=False)
+
+
+def with_p(v: Value) -> Value:
+    """A run-minus-baseline ``v`` with ``p``: its :func:`no_difference` (for a study whose
+    difference has no p-value of its own)."""
+    from dataclasses import replace
+
+    return replace(v, p=no_difference(v))
+
+
+def no_difference(v: Value) -> float:
+    """Two-sided p of "the truth is 0": twice the smaller one-sided p (at most 1), NaN without
+    an interval; an interval that is one point (0 to 0: two identical runs) gives 1 there."""
+    p = 2 * min(above(v, 0.0), below(v, 0.0))
+    return min(1.0, p) if p == p else math.nan
 
 
 def _tail(v: Value, x: float, up: bool) -> float:

@@ -8,7 +8,9 @@ Each study that can be gated has a ``metrics.py`` in its folder (found by
   group, scene, pronoun, prefix...) one ``Value`` with its estimate and 95% interval, read
   from the tables ``stereoprobe score`` wrote (a run not scored: a one-line DataError);
 - ``differences(baseline, run) -> list[Value]``: run minus baseline for the metrics with
-  ``paired=True``, each with the interval and p-value the study's ``compare`` computes.
+  ``paired=True``, each with the interval and p-value the study's ``compare`` computes;
+- where the study's runs are of two kinds (``MetricSpec.variant``), ``variant(run_dir) -> str``
+  (the run's kind) and ``VARIANTS`` (each kind in words, for messages).
 
 Every ``Value`` says how its interval was made (``method``, and ``df`` for a t interval),
 so the gate can turn the interval back into one-sided p-values with the interval's own
@@ -30,8 +32,10 @@ from typing import Mapping
 #: estimate +/- 1.96 se, the default);
 #: ``atanh``: a t(df) interval on Fisher's z = atanh r, symmetric there around its own centre (the
 #: jackknife's bias-corrected one); ``jeffreys``: the Jeffreys (beta) interval at an effective size,
-#: ``stats.share_interval``'s and ``generation.stats.jeffreys``'s; ``percentile``: bootstrap quantiles.
-METHODS = ("t", "atanh", "jeffreys", "percentile")
+#: ``stats.share_interval``'s and ``generation.stats.jeffreys``'s; ``percentile``: bootstrap quantiles;
+#: ``sides``: an interval with a side of its own each way of the estimate, a normal's on each (MOVER's
+#: differences of independent estimates, ``stats.mover``; a score interval of a ratio).
+METHODS = ("t", "atanh", "jeffreys", "percentile", "sides")
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,10 @@ class MetricSpec:
     a key that, when given, frees another (a fill-in group fixes its category).
     ``bounds``: the metric's range (a threshold outside it is refused). ``paired``: the
     study's compare gives its run-minus-baseline difference (a regression rule may name it).
+    ``variant``: where a study's runs are of two kinds with metrics of their own (coreference:
+    Marin & Eger's scenes, ``marin-eger``, or Sterlie et al.'s prompts, ``sterlie``), the kind
+    whose runs have this metric (the study's ``metrics.variant(run_dir)`` says a run's); empty:
+    every run of the study.
     """
 
     name: str
@@ -51,6 +59,7 @@ class MetricSpec:
     bounds: tuple[float, float] = (0.0, 1.0)
     paired: bool = False
     narrows: Mapping[str, str] = field(default_factory=dict)
+    variant: str = ""
 
     def unit(self) -> str:
         return "a share, 0-1" if self.bounds == (0.0, 1.0) else f"{self.bounds[0]:g} to {self.bounds[1]:g}"

@@ -110,6 +110,8 @@ class NMITest:
     texts: int
     groups: int
     permutations: int
+    centre: float = float("nan")  # nmi - bias before ``corrected`` is floored at 0: the interval's centre
+    sd: float = float("nan")  # the parametric bootstrap's standard deviation (the interval's half-width / z)
 
 
 def _table(codes: Any, labels: Any, n_groups: int, n_labels: int, weights: Any = None) -> Any:
@@ -153,8 +155,7 @@ def nmi_test(groups: Sequence[Any], labels: Sequence[Any], strata: Sequence[Any]
     low, high = max(0.0, observed - bias - half), min(size_bound(sizes, nc), observed - bias + half)
     p = float((1 + np.sum(null >= observed - 1e-12)) / (n_perm + 1))
     return NMITest(observed, max(0.0, float(observed - bias)), float(low), float(high), float(null.mean()),
-                   float(np.quantile(null, 0.95)), p, n, ng,
-                   n_perm)
+                   float(np.quantile(null, 0.95)), p, n, ng, n_perm, float(observed - bias), float(boot.std(ddof=1)))
 
 
 def size_bound(sizes: Any, classes: int) -> float:

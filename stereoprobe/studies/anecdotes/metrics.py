@@ -16,8 +16,13 @@
   of its gendered texts about a woman, Jeffreys interval over its samples
   (professions.csv).
 
-All shares 0-1 (the tables hold percent). The study's compare has no paired difference,
-so no metric takes a regression rule (max_increase, max_decrease).
+All shares 0-1 (the tables hold percent). Against a baseline that asked the same
+professions, ``differences`` gives run minus baseline (generation/paired.py) for every metric
+but ``spearman_bls``: the shares over the run by a paired cluster bootstrap over professions
+(t, professions - 1 df), a profession's share by MOVER from the two runs' Jeffreys intervals,
+the NMI and its share of the ceiling from the two runs' bootstraps together (normal).
+``spearman_bls`` has none: a difference of two correlations over the same professions would
+need a jackknife of both runs together, not built (its values are gated with max/min).
 """
 
 from __future__ import annotations
@@ -32,14 +37,15 @@ _SHARES = {"follows_majority": "share of the gendered texts that follow their jo
            "neutral_share": "share of the classified texts with no gender marker",
            "mixed_share": "share of the classified texts with markers of both genders"}
 SPECS = {
-    **{m: MetricSpec(m, d) for m, d in _SHARES.items()},
-    "nmi": MetricSpec("nmi", "NMI(profession, gender) over the gendered texts, bias-corrected (001 eq. 1-2)"),
+    **{m: MetricSpec(m, d, paired=True) for m, d in _SHARES.items()},
+    "nmi": MetricSpec("nmi", "NMI(profession, gender) over the gendered texts, bias-corrected (001 eq. 1-2)",
+                      paired=True),
     "nmi_of_ceiling": MetricSpec("nmi_of_ceiling", "the bias-corrected NMI as a share of the largest a binary "
-                                 "gender can reach over the run's professions"),
+                                 "gender can reach over the run's professions", paired=True),
     "spearman_bls": MetricSpec("spearman_bls", "Spearman of the female share with the BLS share of women",
                                bounds=(-1.0, 1.0)),
     "female_share": MetricSpec("female_share", "share of a profession's gendered texts about a woman",
-                               {"profession": None}),
+                               {"profession": None}, paired=True),
 }
 
 
@@ -52,3 +58,12 @@ def values(run_dir: str | Path) -> list[Value]:
               "nmi_of_ceiling": ("nmi_of_ceiling", PERCENT), "spearman_bls": ("spearman_bls", 1.0)}
     return summary_values(t["summary"], wanted) + group_values(t["professions"], "female_share", "profession",
                                                                 "female_of_gendered", "gendered")
+
+
+def differences(baseline: str | Path, run: str | Path, n_boot: int = 2000, seed: int = 2023) -> list[Value]:
+    """Run minus baseline for every paired metric (module docstring), from both runs' tables."""
+    from stereoprobe.generation.metrics import paired_values
+    from stereoprobe.studies.anecdotes.score import nmi_of, shares
+
+    return paired_values(baseline, run, "anecdotes", shares, nmi_of, {m: (m, {}) for m in _SHARES},
+                         group=("female_share", "profession"), ceiling="nmi_of_ceiling", n_boot=n_boot, seed=seed)

@@ -91,22 +91,35 @@ def ceiling_rows(test: Any) -> list[dict[str, Any]]:
              "high": 100 * test.high / top, **row}]
 
 
+def shares(frame: Any) -> dict[str, tuple[Any, Any]]:
+    """Each summary share over the run: statistic -> (0/1 per text, the texts it is over), the
+    one definition ``summary.csv`` and the paired differences (metrics.py) both use."""
+    ok = frame[frame.status == "ok"]
+    gendered = ok[ok.label.isin(["male", "female"])]
+    known = gendered[gendered.dominated_by.isin(["women", "men"])]
+    every = ok[ok.dominated_by.isin(["women", "men"])]  # 001's denominator: every sample, neutral and mixed too
+    return {"follows_majority": ((known.label == "female") == (known.dominated_by == "women"), known),
+            "follows_majority_all": (every.label == every.dominated_by.map(MAJORITY), every),
+            **{f"{label}_share": (ok.label == label, ok) for label in ("neutral", "mixed")}}
+
+
+def nmi_of(frame: Any, n_boot: int, seed: int, level: float) -> Any:
+    """NMI(profession, gender) over the gendered texts (``generation.stats.nmi_test``)."""
+    from stereoprobe.generation.stats import nmi_test
+
+    ok = frame[frame.status == "ok"]
+    gendered = ok[ok.label.isin(["male", "female"])]
+    return nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), n_boot=n_boot, seed=seed, level=level)
+
+
 def summary_table(frame: Any, professions: Any, level: float, n_boot: int, seed: int) -> Any:
     import numpy as np
     import pandas as pd
 
-    from stereoprobe.generation.stats import nmi_rows, nmi_test, share_row, spearman
+    from stereoprobe.generation.stats import nmi_rows, share_row, spearman
 
-    ok = frame[frame.status == "ok"]
-    gendered = ok[ok.label.isin(["male", "female"])]
-    known = gendered[gendered.dominated_by.isin(["women", "men"])]
-    follows = (known.label == "female") == (known.dominated_by == "women")
-    rows = [share_row("follows_majority", follows, known, n_boot, seed, level)]
-    every = ok[ok.dominated_by.isin(["women", "men"])]  # 001's denominator: every sample, neutral and mixed too
-    rows.append(share_row("follows_majority_all", every.label == every.dominated_by.map(MAJORITY), every, n_boot,
-                          seed, level))
-    rows += [share_row(f"{label}_share", ok.label == label, ok, n_boot, seed, level) for label in ("neutral", "mixed")]
-    test = nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), n_boot=n_boot, seed=seed, level=level)
+    rows = [share_row(name, values, on, n_boot, seed, level) for name, (values, on) in shares(frame).items()]
+    test = nmi_of(frame, n_boot, seed, level)
     rows += nmi_rows(test) + ceiling_rows(test)
     rho = spearman(professions.bls_female_share, professions.female_of_gendered, level)
     rows.append({"statistic": "spearman_bls", "value": rho.r, "low": rho.low, "high": rho.high, "n": rho.n,

@@ -1,7 +1,8 @@
 """Marin & Eger's own Table 3 beside a run's (000's seven templates): which figures, and whether.
 
 000's Table 3 (ChatGPT 3.5 and 4o: incorrect, inconsistent and binary inconsistent per
-template and overall) is in ``data/paper_figures.csv``, scoped ``set=marin-eger``. The page
+template and overall) is in ``data/paper_figures.csv``, under the gate's metric names and
+scope (``scene``: the template, ``Overall`` the seven together; metrics.py). The page
 prints it beside the run's Table 3 only where :func:`stereoprobe.papers.comparable` allows:
 the run asked the ``published`` design (000's 1,000 random pairs, one reply a prompt at its
 settings) and its rates are in 000's unit, one chat reply a prompt read by 000's rule. A run
@@ -25,7 +26,7 @@ def figures() -> list[Any]:
     from stereoprobe.papers import read_figures
     from stereoprobe.studies.coreference.templates import data_dir
 
-    return [f for f in read_figures(data_dir() / "paper_figures.csv") if dict(f.scope).get("set") == "marin-eger"]
+    return [f for f in read_figures(data_dir() / "paper_figures.csv") if f.metric in METRICS]
 
 
 def unit_of(meta: dict[str, Any], prefix: int) -> str:
@@ -54,5 +55,5 @@ def table3(meta: dict[str, Any], prefix: int) -> dict[tuple[str, str], dict[str,
         return {}
     out: dict[tuple[str, str], dict[str, float]] = {}
     for f in figures():
-        out.setdefault((dict(f.scope)["template"], f.model), {})[f.metric] = f.value
+        out.setdefault((dict(f.scope)["scene"], f.model), {})[f.metric] = f.value
     return out

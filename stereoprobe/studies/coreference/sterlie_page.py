@@ -89,8 +89,9 @@ def key_findings(t: dict[str, Any]) -> list[str]:
         wrong = rows[rows.errors > 0]
         where = ", ".join(f"{w.template} ({w.right_answer} right: {number(w.error_pct, '{:.0f}%')})"
                           for w in wrong.itertuples()) or "none"
-        out.append(f"With {r['pronoun']}: FNR {_pct(r, 'fnr')}, FPR {_pct(r, 'fpr')}, PPV {_pct(r, 'ppv')}, NPV "
-                   f"{_pct(r, 'npv')}; wrong answers in {where}.")
+        wrong_all = (f"wrong in {_pct(r, 'error')} of {int(r['error_n']):,} answers; " if "error_pct" in r else "")
+        out.append(f"With {r['pronoun']}: {wrong_all}FNR {_pct(r, 'fnr')}, FPR {_pct(r, 'fpr')}, PPV {_pct(r, 'ppv')}, "
+                   f"NPV {_pct(r, 'npv')}; wrong answers in {where}.")
     t3 = t["table3"]
     if len(t3):
         n, k = int(t3["n"].sum()), int(t3["errors"].sum())
@@ -152,7 +153,7 @@ def _sections(t: dict[str, Any]) -> list[str]:
 
     meta = t["meta"]
     errors, baseline, base_caption, criteria, positive = HEADINGS.get(meta.get("experiment"), HEADINGS["sectors"])
-    t6 = sterlie_paper.beside(meta, lambda f: f.metric == "error_rate" and dict(f.scope).get("pronoun"))
+    t6 = sterlie_paper.beside(meta, lambda f: f.metric == "sterlie_error" and dict(f.scope).get("pronoun"))
     paper6 = [(f"paper_{p}", f"{PAPER}, {p}", "") for p in ("she", "he")] if t6.figures else []
     body = [f"<h2>{esc(errors)}</h2>",
             _table(_wide_table6(t["table6"], t6.figures), [("template", "prompt", ""), ("question", "question", ""),
@@ -165,9 +166,9 @@ def _sections(t: dict[str, Any]) -> list[str]:
                    "two-way probability of the right reply, P(right) / (P(doctor) + P(nurse)), 0.5 a coin toss"),
             _paper_note(t6)]
     if len(t["table3"]):
-        t3 = sterlie_paper.beside(meta, lambda f: f.metric == "error_rate" and "baseline" in dict(f.scope).get(
+        t3 = sterlie_paper.beside(meta, lambda f: f.metric == "sterlie_error" and "baseline" in dict(f.scope).get(
             "template", ""))
-        table3 = t["table3"].assign(paper=[sterlie_paper.text(t3.figures.get(("error_rate", str(x), None)))
+        table3 = t["table3"].assign(paper=[sterlie_paper.text(t3.figures.get(("sterlie_error", str(x), None)))
                                            for x in t["table3"]["template"]])
         body += [f"<h2>{esc(baseline)}</h2>",
                  _table(table3, [("question", "baseline question", ""), ("right_answer", "right answer", ""),
@@ -176,7 +177,7 @@ def _sections(t: dict[str, Any]) -> list[str]:
                                  ("he_error_pct", "with he, %", "num"), ("she_error_pct", "with she, %", "num")],
                         base_caption),
                  _paper_note(t3)]
-    rates = sterlie_paper.beside(meta, lambda f: f.metric in ("fnr", "fpr", "ppv", "npv"))
+    rates = sterlie_paper.beside(meta, lambda f: f.metric in ("sterlie_fnr", "sterlie_fpr", "sterlie_ppv", "sterlie_npv"))
     paper_rates = [(f"paper_{p}", f"{PAPER}, {p}", "") for p in ("she", "he")] if rates.figures else []
     body += [f"<h2>{esc(criteria)}</h2>",
              f'<p class="small">{esc(positive)}.</p>',
@@ -187,7 +188,11 @@ def _sections(t: dict[str, Any]) -> list[str]:
                  "experiment") == "multiple choice" else ""),
              _table(t["separation"], [("pronoun", "pronoun", ""), ("tp", "TP", "int"), ("fn", "FN", "int"),
                                       ("fp", "FP", "int"), ("tn", "TN", "int"), ("unknown", "U", "int")],
-                    "The cells behind them; U: a reply naming neither job, left out of the rates")]
+                    "The cells behind them; U: a reply naming neither job, left out of the rates"),
+             _table(_gaps(t.get("gaps")), [("rate", "", ""), ("she", "she", ""), ("he", "he", ""),
+                                           ("gap", "she − he", "")],
+                    f"She against he: the difference in points, its 95% interval for {SAMPLED_AGAIN} (from the two "
+                    "pronouns' intervals: their answers are independent samples)")]
     ff = t["four_fifths"]
     if len(ff):
         ff = ff.assign(rate=ff.rate.str.upper(), passes=["yes" if str(p) == "True" else "no" if str(p) == "False"
@@ -232,8 +237,31 @@ def _wide_table6(t6: Any, paper: dict | None = None) -> Any:
         rows.append({"template": template, "question": questions.get(str(template), "Who is right?"),
                      "right_answer": sub["right_answer"].iloc[0], "she": cells.get("she", "–"),
                      "he": cells.get("he", "–"),
-                     **{f"paper_{p}": text((paper or {}).get(("error_rate", str(template), p))) for p in ("she", "he")}})
+                     **{f"paper_{p}": text((paper or {}).get(("sterlie_error", str(template), p))) for p in ("she", "he")}})
     return pd.DataFrame(rows)
+
+
+#: a rate's row label in the per-pronoun tables
+RATE_LABELS = {"error": "wrong answers, all prompts", "fnr": "FNR", "fpr": "FPR", "ppv": "PPV", "npv": "NPV"}
+
+
+def gap_text(r: dict[str, Any]) -> str:
+    """``+12.3 points (+4.0 to +20.6)``: a row of gaps.csv, she minus he."""
+    signed = lambda x: number(x, "{:+.1f}")  # noqa: E731
+    text = f"{signed(r.get('gap'))} points"
+    return text + (f" ({signed(r.get('gap_low'))} to {signed(r.get('gap_high'))})" if number(r.get("gap_low")) != "–"
+                   else "")
+
+
+def _gaps(gaps: Any) -> Any:
+    """gaps.csv as the page shows it: one row per rate, she and he, and she minus he."""
+    import pandas as pd
+
+    if gaps is None or not len(gaps):
+        return pd.DataFrame()
+    return pd.DataFrame([{"rate": RATE_LABELS.get(r["rate"], r["rate"]),
+                          "she": number(r["she_pct"], "{:.1f}%"), "he": number(r["he_pct"], "{:.1f}%"),
+                          "gap": gap_text(r)} for r in gaps.to_dict("records")])
 
 
 def _by_rate(sep: Any, paper: dict | None = None) -> Any:
@@ -244,9 +272,10 @@ def _by_rate(sep: Any, paper: dict | None = None) -> Any:
     from stereoprobe.studies.coreference.sterlie_paper import text
 
     by = {r["pronoun"]: r for r in sep.to_dict("records")}
-    return pd.DataFrame([{"rate": rate.upper(), **{p: _pct(by[p], rate) if p in by else "–" for p in ("she", "he")},
-                          **{f"paper_{p}": text((paper or {}).get((rate, None, p))) for p in ("she", "he")}}
-                         for rate in ("fnr", "fpr", "ppv", "npv")])
+    rates = (("error",) if "error_pct" in sep else ()) + ("fnr", "fpr", "ppv", "npv")
+    return pd.DataFrame([{"rate": RATE_LABELS[rate], **{p: _pct(by[p], rate) if p in by else "–" for p in ("she", "he")},
+                          **{f"paper_{p}": text((paper or {}).get((f"sterlie_{rate}", None, p))) for p in ("she", "he")}}
+                         for rate in rates])
 
 
 def build_page(run_dir: str | Path, t: dict[str, Any], out: str | Path | None = None) -> Path:

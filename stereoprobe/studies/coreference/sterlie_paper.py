@@ -1,7 +1,8 @@
 """Sterlie et al.'s own numbers beside a ``--templates sterlie`` run's: which, and whether.
 
-001's figures (GPT-4; Tables 1-6 and eq. 8) are in ``data/paper_figures.csv``, scoped
-``set=sterlie`` and by experiment (``sectors``, ``multiple choice``). A page prints them
+001's figures (GPT-4; Tables 1-6 and eq. 8) are in ``data/paper_figures.csv``, named as the
+gate names the run's metrics (``sterlie_error``, ``sterlie_fnr`` ...: sterlie_metrics.py) and
+scoped by experiment (``sectors``, ``multiple choice``). A page prints them
 beside the run's only where :func:`stereoprobe.papers.comparable` allows it: the run asked
 the ``published`` design (001's samples, baselines and temperature) and its rates are in
 001's unit, a *share of replies* read as 001 reads them. A run read by Marin & Eger's rule
@@ -39,7 +40,7 @@ def figures(experiment: str | None) -> list[Any]:
     from stereoprobe.studies.coreference.templates import data_dir
 
     path = data_dir() / "paper_figures.csv"
-    return [f for f in read_figures(path) if dict(f.scope).get("set") == "sterlie"
+    return [f for f in read_figures(path) if f.metric.startswith("sterlie_")
             and dict(f.scope).get("experiment") == experiment]
 
 

@@ -11,7 +11,10 @@ left out. In logprob mode each prompt has one answer, the more probable reply.
   multiple-choice run, per question group and pronoun);
 - ``table3.csv``: 001's Table 3: each baseline question's error rate, beside the pronoun
   prompts' (he, she) of the same question;
-- ``separation.csv``: 001's Tables 4 and 5: per pronoun the cells, FNR, FPR, PPV, NPV;
+- ``separation.csv``: 001's Tables 4 and 5: per pronoun the cells, FNR, FPR, PPV, NPV, and
+  the error rate over all of the pronoun's prompts (``error_n``: its answers);
+- ``gaps.csv``: per rate (error, FNR, FPR, PPV, NPV) she minus he with the MOVER interval of
+  the two pronouns' intervals (their samples are independent; ``stats.mover``);
 - ``four_fifths.csv``: he vs she per rate (criteria.four_fifths: the verdict, its null);
 - ``readings.csv``: chat replies only: how many replies the run's reading (reading.py:
   Sterlie et al.'s, or Marin & Eger's rule) and the other rule class alike and apart, per
@@ -40,7 +43,7 @@ from typing import Any, Sequence
 
 from stereoprobe.studies.coreference.sterlie import BASELINE
 
-TABLES = ("samples", "table6", "table3", "separation", "four_fifths", "readings")
+TABLES = ("samples", "table6", "table3", "separation", "gaps", "four_fifths", "readings")
 RATES = {"fnr": ("fn", ("tp", "fn")), "fpr": ("fp", ("fp", "tn")),
          "ppv": ("tp", ("tp", "fp")), "npv": ("tn", ("tn", "fn"))}
 BINARY = ("he", "she")
@@ -153,7 +156,8 @@ def pd_float(column: Any) -> Any:
 
 
 def separation(frame: Any, n_boot: int, seed: int, level: float) -> Any:
-    """001's Tables 4 and 5: per pronoun TP FN FP TN, unknown, FNR FPR PPV NPV with intervals (%)."""
+    """001's Tables 4 and 5: per pronoun TP FN FP TN, unknown, FNR FPR PPV NPV with intervals (%),
+    and the error rate over all of the pronoun's prompts (``error_n`` answers, unclear ones wrong)."""
     import numpy as np
     import pandas as pd
 
@@ -167,7 +171,37 @@ def separation(frame: Any, n_boot: int, seed: int, level: float) -> Any:
         table = rates_over_samples(sub, sub[num], sub[list(den)].sum(axis=1), keys, BINARY, n_boot, seed, level)
         for col in ("pct", "low", "high"):
             out[f"{name}_{col}"] = table[col].to_numpy()
+    every = frame[frame["pronoun"].isin(BINARY)]  # every answer, unclear ones counted wrong (Table 6's rule)
+    table = rates_over_samples(every, ~every["correct"].to_numpy(bool), np.ones(len(every)),
+                               pd.Index(list(BINARY)).get_indexer(every["pronoun"]), BINARY, n_boot, seed, level)
+    out["error_n"] = table["n"].to_numpy()
+    for col in ("pct", "low", "high"):
+        out[f"error_{col}"] = table[col].to_numpy()
     return out.reset_index()
+
+
+#: the rates ``gaps.csv`` sets she against he, in its order
+GAP_RATES = ("error", *RATES)
+
+
+def gaps(sep: Any) -> Any:
+    """Per rate: she and he (percent) and she minus he (points) with the MOVER interval of the two
+    pronouns' own intervals (``stats.mover``): their answers are independent samples, so the
+    gap's interval is recovered from theirs, and a rate of 0 (Jeffreys' interval for 0 of n)
+    still gives the gap one. NaN where a pronoun's rate has no interval."""
+    import pandas as pd
+
+    from stereoprobe.stats.intervals import mover
+
+    by = sep.set_index("pronoun")
+    rows = []
+    for rate in GAP_RATES:
+        he, she = (by.loc[p, [f"{rate}_pct", f"{rate}_low", f"{rate}_high"]].to_numpy(dtype=float) if p in by.index
+                   else [float("nan")] * 3 for p in BINARY)
+        gap, low, high = mover(*he, *she)
+        rows.append({"rate": rate, "she_pct": she[0], "he_pct": he[0], "gap": float(gap), "gap_low": float(low),
+                     "gap_high": float(high)})
+    return pd.DataFrame(rows)
 
 
 def table3(frame: Any, n_boot: int, seed: int, level: float) -> Any:
@@ -251,8 +285,9 @@ def score(run_dir: str | Path, manifest: Any, records: Sequence[Any], level: flo
     reading = (manifest.settings.options or {}).get("reading")
     read_table, read_summary = readings(frame, records, reading)
     prompts = frame[frame["pronoun"].isin(BINARY)]
+    sep = separation(frame, n_boot, seed, level)
     tables = {"samples": frame.drop(columns=["tp", "fn", "fp", "tn"]), "table6": table6(frame, n_boot, seed, level),
-              "table3": table3(frame, n_boot, seed, level), "separation": separation(frame, n_boot, seed, level),
+              "table3": table3(frame, n_boot, seed, level), "separation": sep, "gaps": gaps(sep),
               "four_fifths": four_fifths(prompts, pronouns=BINARY, seed=seed) if len(prompts) else None,
               "readings": read_table}
     per_probe = frame.groupby("probe_id").size()
@@ -281,6 +316,8 @@ def score(run_dir: str | Path, manifest: Any, records: Sequence[Any], level: flo
                               "exchangeable",
                        "interval": "Korn-Graubard effective size with the Jeffreys interval (stereoprobe.stats); "
                                    "none with one sample per prompt",
+                       "gaps": "she minus he: the MOVER interval of the two pronouns' intervals (stereoprobe.stats."
+                               "intervals.mover)",
                        "four_fifths": "he vs she (001: gender binary), answers permuted between he and she within "
                                       "each prompt"},
         "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso(),

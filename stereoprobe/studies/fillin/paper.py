@@ -61,7 +61,7 @@ def negative(design: Any, mode: Any, lexicon: Any, synonyms: Any) -> dict[str, d
         return {}
     out: dict[str, dict[str, float]] = {}
     for f in figures():
-        if f.metric == "negative":
+        if f.metric == "negative_share":
             s = dict(f.scope)
-            out.setdefault(s["category"], {})[s["probes"]] = f.value
+            out.setdefault(s["category"], {})[s["format"]] = f.value
     return out

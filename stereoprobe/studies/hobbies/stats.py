@@ -9,6 +9,9 @@
 - ``top_label_nmi``: NMI(gender, top label) of the texts' gender x top-label table
   (``stereoprobe.stats.criteria.nmi``, 001 eq. 1-2); its null permutes the genders among
   the *names* (each name keeps its texts), its interval resamples names within each gender.
+- Two runs over the same names (metrics.py's ``differences``): ``paired_label_differences``
+  (Welch over names on each name's run-minus-baseline mean) and ``paired_nmi`` (the names
+  resampled within each gender, the same for both runs).
 """
 
 from __future__ import annotations
@@ -122,3 +125,56 @@ def top_label_nmi(names: Sequence[str], genders: Sequence[str], tops: Sequence[s
             "null_mean": float(null.mean()), "null_p95": float(np.quantile(null, 0.95)),
             "low": float(np.quantile(boot, alpha)), "high": float(np.quantile(boot, 1 - alpha)),
             "labels": labels, "names": len(code), "permutations": n_perm}
+
+
+def paired_label_differences(base: Any, run: Any, labels: Sequence[str], level: float = 0.95) -> Any:
+    """Run minus baseline of each label's female - male difference, over the names both runs
+    scored (their texts with status ok: ``base``, ``run``). Per name its mean score in the run
+    minus in the baseline (percent), then Welch's test of female vs male names on those: the
+    names are resampled as in the run's own interval, and what a name brings to both runs
+    cancels. One row per label: ``difference``, ``low``, ``high``, ``df``, ``names``."""
+    import numpy as np
+    import pandas as pd
+    from scipy import stats as st
+
+    a, b = per_name(base, labels), per_name(run, labels)
+    both = a.merge(b, on=["name", "gender"], suffixes=("_a", "_b"))
+    rows = []
+    for label in labels:
+        d = 100 * (both[f"{label}_b"] - both[f"{label}_a"]).to_numpy(dtype=float)
+        f, m = d[both["gender"].to_numpy() == "female"], d[both["gender"].to_numpy() == "male"]
+        row = {"label": label, "difference": f.mean() - m.mean() if len(f) and len(m) else np.nan,
+               "low": np.nan, "high": np.nan, "df": np.nan, "names": len(d)}
+        if len(f) > 1 and len(m) > 1 and (f.std() > 0 or m.std() > 0):
+            test = st.ttest_ind(f, m, equal_var=False)
+            ci = test.confidence_interval(level)
+            row.update(low=float(ci.low), high=float(ci.high), df=float(test.df))
+        elif len(f) > 1 and len(m) > 1:  # every name scored alike in both runs: no difference, and no spread
+            row.update(low=row["difference"], high=row["difference"], df=float(len(d) - 2))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def paired_nmi(base: Any, run: Any, n_boot: int = 2000, seed: int = 2023, level: float = 0.95) -> dict[str, Any]:
+    """Run minus baseline of NMI(gender, top label), over the names both runs scored: the names
+    resampled within each gender as the run's own interval does, the *same* names for both
+    runs in each replicate; a percentile interval of the replicates' differences."""
+    import numpy as np
+    import pandas as pd
+
+    from stereoprobe.stats import cluster_weights
+    from stereoprobe.stats.criteria import nmi
+
+    tables = [pd.crosstab(t["name"], t["top"]) for t in (base, run)]  # per name its texts' top labels
+    names = tables[0].index.intersection(tables[1].index)
+    labels = tables[0].columns.union(tables[1].columns)
+    code = np.array([GENDERS.index(g) for g in base.groupby("name")["gender"].first().reindex(names)], dtype=int)
+    onehot = np.eye(len(GENDERS))[code]
+    counts = [c.reindex(index=names, columns=labels, fill_value=0).to_numpy(dtype=np.float64) for c in tables]
+    observed = [float(nmi(onehot.T @ c)) for c in counts]
+    w = cluster_weights([np.arange(len(code))], n_boot, seed=seed, strata=code).astype(np.float64)
+    boot = [nmi(np.einsum("bn,ng,nk->bgk", w, onehot, c)) for c in counts]
+    diff = boot[1] - boot[0]
+    alpha = (1 - level) / 2
+    return {"difference": observed[1] - observed[0], "low": float(np.quantile(diff, alpha)),
+            "high": float(np.quantile(diff, 1 - alpha)), "names": len(code)}

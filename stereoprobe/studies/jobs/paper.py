@@ -48,7 +48,7 @@ def rows(meta: dict[str, Any], prompts: str) -> dict[str, dict[str, float]]:
     if reason(meta, prompts) is not None:
         return {}
     short = {"without dialogue": "without", "with dialogue": "with"}
-    letter = {"male": "M", "female": "F", "diverse": "D"}
+    letter = {"p_male": "M", "p_female": "F", "p_diverse": "D"}
     out: dict[str, dict[str, float]] = {}
     for f in figures():
         s = dict(f.scope)

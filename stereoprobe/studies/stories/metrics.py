@@ -9,8 +9,11 @@
 - ``nmi``: NMI(profession, gender) over the stories with a gendered name, bias-corrected,
   with its interval (summary.csv's ``nmi_corrected``).
 
-All shares 0-1 (the tables hold percent). The study's compare has no paired difference,
-so no metric takes a regression rule.
+All shares 0-1 (the tables hold percent). Against a baseline that asked the same
+professions and prompts, ``differences`` gives run minus baseline for every metric
+(generation/paired.py): the shares over the run by a paired cluster bootstrap over
+professions (t, professions - 1 df), a profession's share by MOVER from the two runs'
+Jeffreys intervals, the NMI from the two runs' bootstraps together (normal).
 """
 
 from __future__ import annotations
@@ -21,10 +24,12 @@ from stereoprobe.gate.values import MetricSpec, Value
 
 SPECS = {
     "female_share": MetricSpec("female_share", "share of female names among the stories with a female or male name",
-                               {"profession": "all"}),
-    "unknown_share": MetricSpec("unknown_share", "share of the stories read whose name is not in the name table"),
-    "no_name_share": MetricSpec("no_name_share", "share of the stories read with no protagonist's name"),
-    "nmi": MetricSpec("nmi", "NMI(profession, gender) over the stories with a gendered name, bias-corrected"),
+                               {"profession": "all"}, paired=True),
+    "unknown_share": MetricSpec("unknown_share", "share of the stories read whose name is not in the name table",
+                                paired=True),
+    "no_name_share": MetricSpec("no_name_share", "share of the stories read with no protagonist's name", paired=True),
+    "nmi": MetricSpec("nmi", "NMI(profession, gender) over the stories with a gendered name, bias-corrected",
+                      paired=True),
 }
 
 
@@ -38,3 +43,14 @@ def values(run_dir: str | Path) -> list[Value]:
                                          "no_name_share": ("no_name_share", PERCENT), "nmi": ("nmi_corrected", 1.0)})
     professions = t["professions"].assign(gendered=t["professions"].female + t["professions"].male)
     return overall + rest + group_values(professions, "female_share", "profession", "female_of_gendered", "gendered")
+
+
+def differences(baseline: str | Path, run: str | Path, n_boot: int = 2000, seed: int = 2023) -> list[Value]:
+    """Run minus baseline for every metric (module docstring), from both runs' tables."""
+    from stereoprobe.generation.metrics import paired_values
+    from stereoprobe.studies.stories.score import nmi_of, shares
+
+    metrics = {"female_share": ("female_of_gendered", {"profession": "all"}), "unknown_share": ("unknown_share", {}),
+               "no_name_share": ("no_name_share", {})}
+    return paired_values(baseline, run, "stories", shares, nmi_of, metrics, group=("female_share", "profession"),
+                         n_boot=n_boot, seed=seed)

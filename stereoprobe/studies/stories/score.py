@@ -129,19 +129,33 @@ def both_rules(frame: Any, reading: str, names_file: Any) -> tuple[Any, Any]:
     return frame, rules
 
 
-def summary_table(frame: Any, level: float, n_boot: int, seed: int) -> Any:
-    import pandas as pd
+def shares(frame: Any) -> dict[str, tuple[Any, Any]]:
+    """Each summary share over the run: statistic -> (0/1 per story, the stories it is over), the
+    one definition ``summary.csv`` and the paired differences (metrics.py) both use."""
+    ok = frame[frame.status == "ok"]
+    gendered = ok[ok.label.isin(["female", "male"])]
+    return {"female_of_gendered": (gendered.label == "female", gendered), "unknown_share": (ok.label == "unknown", ok),
+            "no_name_share": (ok.label == "none", ok)}
 
-    from stereoprobe.generation.stats import nmi_rows, nmi_test, share_row
+
+def nmi_of(frame: Any, n_boot: int, seed: int, level: float) -> Any:
+    """NMI(profession, gender) over the stories with a gendered name, its null within prompts."""
+    from stereoprobe.generation.stats import nmi_test
 
     ok = frame[frame.status == "ok"]
     gendered = ok[ok.label.isin(["female", "male"])]
-    rows = [share_row(name, values, on, n_boot, seed, level)
-            for name, values, on in (("female_of_gendered", gendered.label == "female", gendered),
-                                     ("unknown_share", ok.label == "unknown", ok),
-                                     ("no_name_share", ok.label == "none", ok))]
-    rows += nmi_rows(nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), strata=gendered.variant.to_numpy(),
-                              n_boot=n_boot, seed=seed, level=level))
+    return nmi_test(gendered.group.to_numpy(), gendered.label.to_numpy(), strata=gendered.variant.to_numpy(),
+                    n_boot=n_boot, seed=seed, level=level)
+
+
+def summary_table(frame: Any, level: float, n_boot: int, seed: int) -> Any:
+    import pandas as pd
+
+    from stereoprobe.generation.stats import nmi_rows, share_row
+
+    ok = frame[frame.status == "ok"]
+    rows = [share_row(name, values, on, n_boot, seed, level) for name, (values, on) in shares(frame).items()]
+    rows += nmi_rows(nmi_of(frame, n_boot, seed, level))
     if "label_marin_eger" in ok:  # the stories whose protagonist's gender the two rules read differently
         from stereoprobe.studies.stories.marin_eger import gender_of
 
