@@ -20,8 +20,11 @@
    job effects, fitted to each pair's counts): its marginal mean, the observed rate on the
    logit with the model's standard error, and the model's variance as a floor under the
    two-way one (docs/statistics.md, "The crossed logistic model as a floor for rare rates"). The
-   library now applies that floor to overall rates under 5%, so "jeffreys (library)" is the
-   floored interval; the docs' table was measured before (the two-way interval alone).
+   library applied that floor to overall rates under 5% until issue 36 and now gives every
+   overall rate the model's logit interval (bench/sim_overall_rates.py); "jeffreys (library)"
+   here is the Jeffreys interval at the two-way variance the library computes (what the
+   overall rows had at 5% and over), as in the docs' table. In ``rates`` too the overall rows'
+   candidates start from the two-way inputs, not from the interval the tables now publish.
 4. ``pearson``: the jobs study's correlation with the BLS shares on the two-cluster design
    (tests/jobs_synth.py), vectorised over runs: the library's jackknife and variants.
 5. ``paired``: why the null prefix-effect / compare tests flag under 5%: two runs of one model
@@ -193,6 +196,18 @@ def _unit_counts(frame):
     return {m: (v["e"].to_numpy(float), v["t"].to_numpy(float), jobs.loc[v.index]) for m, v in sums.items()}
 
 
+def _beta_se_logit(fit) -> float:
+    """The standard error of logit m from beta's (``d logit m / d beta`` times ``se beta``, m the model's marginal
+    mean at tau^2 = the sum of the spreads' squares, as in a two-sided design): what the library used until issue 36
+    (its floor under a rare overall rate's variance)."""
+    tau = math.sqrt(sum(s * s for s in fit.sd))
+    x, w = np.polynomial.hermite_e.hermegauss(40)
+    w = w / w.sum()
+    p = 1 / (1 + np.exp(-(fit.beta + tau * x)))
+    m = float(w @ p)
+    return float(w @ (p * (1 - p))) / (m * (1 - m)) * fit.se_beta
+
+
 def model(scenario: str, runs: int, boot: int, seed: int) -> None:
     """Table 3's overall rates: the library's interval against intervals from stereoprobe.stats.mixed."""
     import time
@@ -227,25 +242,26 @@ def model(scenario: str, runs: int, boot: int, seed: int) -> None:
                 fit = mixed_rate(e, t, jobs["profession_a"], jobs["profession_b"], jobs["gender_a"], jobs["gender_b"])
                 seconds.append(time.perf_counter() - start)
                 p = pct / 100
-                var_model = (100 * fit.se_logit * p * (1 - p)) ** 2
+                se_logit = _beta_se_logit(fit)
+                var_model = (100 * se_logit * p * (1 - p)) ** 2
                 tq = stats.t.ppf(0.975, fit.df)
                 lg = np.log(p / (1 - p))
                 lm = math.log(fit.pct / (100 - fit.pct))
                 se2 = np.sqrt(var) / (100 * p * (1 - p))  # the two-way se on the logit (delta method)
                 rows = {"jeffreys (library)": _candidate("jeffreys", pct, var, df, n, deff),
-                        "logit, model se": (100 / (1 + np.exp(-(lg - tq * fit.se_logit))),
-                                            100 / (1 + np.exp(-(lg + tq * fit.se_logit)))),
+                        "logit, model se": (100 / (1 + np.exp(-(lg - tq * se_logit))),
+                                            100 / (1 + np.exp(-(lg + tq * se_logit)))),
                         "logit, model se, centre + se^2 / 2": (
-                            100 / (1 + np.exp(-(lg + fit.se_logit**2 / 2 - tq * fit.se_logit))),
-                            100 / (1 + np.exp(-(lg + fit.se_logit**2 / 2 + tq * fit.se_logit)))),
+                            100 / (1 + np.exp(-(lg + se_logit**2 / 2 - tq * se_logit))),
+                            100 / (1 + np.exp(-(lg + se_logit**2 / 2 + tq * se_logit)))),
                         "jeffreys at the model's variance": _candidate("jeffreys", pct, var_model, df, n, deff),
                         "jeffreys at max(two-way, model) variance": _candidate("jeffreys", pct, np.maximum(var, var_model),
                                                                                df, n, deff),
                         "logit, max(two-way, model) se": (
-                            100 / (1 + np.exp(-(lg - tq * np.maximum(fit.se_logit, se2)))),
-                            100 / (1 + np.exp(-(lg + tq * np.maximum(fit.se_logit, se2))))),
-                        "model's marginal mean, model se": (np.array([100 / (1 + math.exp(-(lm - tq * fit.se_logit)))]),
-                                                            np.array([100 / (1 + math.exp(-(lm + tq * fit.se_logit)))]))}
+                            100 / (1 + np.exp(-(lg - tq * np.maximum(se_logit, se2)))),
+                            100 / (1 + np.exp(-(lg + tq * np.maximum(se_logit, se2))))),
+                        "model's marginal mean, model se": (np.array([100 / (1 + math.exp(-(lm - tq * se_logit)))]),
+                                                            np.array([100 / (1 + math.exp(-(lm + tq * se_logit)))]))}
                 for c, (low, high) in rows.items():
                     out[m][c].append((pct, np.asarray(low, float), np.asarray(high, float), np.array([true[m]])))
     finally:

@@ -1,7 +1,10 @@
-"""stereoprobe.stats.mixed: the crossed logistic model's fit, on counts whose answer is known by hand (the
-coreference study floors a rare overall rate's variance at the model's, docs/statistics.md)."""
+"""stereoprobe.stats.mixed: the crossed logistic model's fit and its standard error of the observed rate, on counts
+whose answer is known by hand (the coreference study's overall rates take their interval from it,
+docs/statistics.md)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,11 +19,13 @@ SIDES = (["women"] * 100, ["men"] * 100)
 def test_jobs_that_do_not_differ_give_the_binomial_standard_error():
     # every pair 50 of 1,000 wrong: no job or pair differs, so every variance goes to its floor (0.001)
     # and the rate is the pooled one, 5%, with beta = logit(0.05) = log(0.05 / 0.95) = -2.9444 and the
-    # binomial standard error of a logit over 100,000 answers: 1 / sqrt(100000 * 0.05 * 0.95) = 0.01451
+    # binomial standard error of a logit over 100,000 answers: 1 / sqrt(100000 * 0.05 * 0.95) = 0.01451, nearly all
+    # of it the answers' part of the observed rate's variance
     fit = mixed_rate(np.full(100, 50), np.full(100, 1000), WOMEN, MEN, *SIDES)
     assert fit.pct == pytest.approx(5.0, abs=1e-3)
     assert fit.beta == pytest.approx(-2.9444, abs=1e-3)
-    assert fit.se_logit == pytest.approx(0.01451, rel=0.01)
+    assert fit.se_observed == pytest.approx(0.01451, rel=0.01)
+    assert fit.parts[2] / sum(fit.parts) > 0.999
     assert max(fit.sd) < 0.01 and fit.df == 9
 
 
@@ -47,21 +52,25 @@ def test_a_rate_without_events_is_refused():
         mixed_rate(np.zeros(100), np.full(100, 10), WOMEN, MEN, *SIDES)
 
 
-def _logistic_moments(beta: float, tau: float) -> tuple[float, float]:
-    """E logistic(beta + tau Z) and E p(1 - p) by adaptive quadrature (not the module's Gauss-Hermite nodes)."""
+def _logistic_moments(beta: float, tau: float, square: bool = False) -> Any:
+    """E logistic(beta + tau Z) and E p(1 - p) by adaptive quadrature (not the module's Gauss-Hermite nodes); with
+    ``square``, E p^2 alone."""
     from scipy import integrate, stats
 
     def mean(f):
         return integrate.quad(lambda z: f(1 / (1 + np.exp(-(beta + tau * z)))) * stats.norm.pdf(z), -12, 12)[0]
 
+    if square:
+        return mean(lambda p: p * p)
     return mean(lambda p: p), mean(lambda p: p * (1 - p))
 
 
-def test_the_marginal_rate_and_its_logit_standard_error_at_a_spread_of_one_half():
-    # as above with the women's effects at sd 0.5: the fit finds 0.5, beta -3 and se(beta) = 0.5 / sqrt(10) =
-    # 0.158; the rate of "jobs like these" is m = E logistic(-3 + 0.5 Z) = 5.27%, and d logit m / d beta =
-    # E p(1 - p) / (m (1 - m)) = 0.987 (both moments by quadrature; for a small rate about 1 - m (e^(tau^2) - 1)
-    # / (1 - m) = 1 - 0.0527 * 0.284 / 0.947 = 0.984), so se_logit = 0.987 * 0.158 = 0.156
+def test_the_marginal_rate_and_the_observed_rates_standard_error_at_a_spread_of_one_half():
+    # as above with the women's effects at sd 0.5: the fit finds 0.5, beta -3 and se(beta) = 0.5 / sqrt(10) = 0.158.
+    # The rate of "jobs like these" is m = E F(-3 + 0.5 Z) = 5.27%, F the logistic (by quadrature). The observed
+    # rate is the mean of the 10 women's jobs' rates (10^7 answers: the binomial part is nil), so under the model
+    # Var R = Var F(-3 + 0.5 Z) / 10 and the standard error of logit R is sqrt(Var R) / (m (1 - m)): 0.163, a
+    # little more than beta's 0.158 (the rate of a job is skewed: exp(0.5^2) - 1 = 0.284 against 0.5^2 = 0.25)
     a = np.linspace(-1, 1, 10)
     a = 0.5 * a / a.std(ddof=1)
     n = np.full(100, 1e5)
@@ -70,9 +79,43 @@ def test_the_marginal_rate_and_its_logit_standard_error_at_a_spread_of_one_half(
     assert fit.sd[0] == pytest.approx(0.5, abs=0.01) and fit.beta == pytest.approx(-3.0, abs=0.01)
     assert fit.se_beta == pytest.approx(0.5 / np.sqrt(10), rel=0.03)
     m, pq = _logistic_moments(fit.beta, fit.sd[0])
+    second = _logistic_moments(fit.beta, fit.sd[0], square=True)
     assert fit.pct == pytest.approx(100 * m, rel=1e-4) and 5.2 < fit.pct < 5.35
-    assert fit.se_logit == pytest.approx(pq / (m * (1 - m)) * fit.se_beta, rel=1e-4)
-    assert fit.se_logit / fit.se_beta == pytest.approx(0.987, abs=0.002)
+    assert fit.se_observed == pytest.approx(np.sqrt((second - m * m) / 10) / (m * (1 - m)), rel=1e-3)
+    assert fit.se_observed == pytest.approx(0.163, abs=0.002)
+
+
+def test_the_observed_rates_variance_is_the_simulated_one():
+    # The variance of the observed rate under the model (members, units' effects and answers drawn afresh, the design
+    # held), against 200,000 draws of that: a two-sided crossed design and an unbalanced design of one pool (random
+    # pairs, unequal answers a pair). Leaving out the members' shared part (pairs that share a job covary) gives
+    # about a tenth of it in the crossed design.
+    from scipy import special
+
+    from stereoprobe.stats.mixed import _codes, _observed_variance
+
+    rng = np.random.default_rng(11)
+    pairs, side, _ = _codes(WOMEN, MEN, *SIDES)
+    w, m = np.array([int(x[1:]) for x in WOMEN]), np.array([int(x[1:]) for x in MEN])
+    rate, parts = _observed_variance(-4.5, np.log([1.0, 0.7, 0.3]), pairs, side, np.full(100, 42.0))
+    draws = [rng.binomial(42, special.expit(-4.5 + rng.normal(0, 1.0, (20_000, 10))[:, w]
+                                            + rng.normal(0, 0.7, (20_000, 10))[:, m] + rng.normal(0, 0.3, (20_000, 100))))
+             .sum(axis=1) / 4200 for _ in range(10)]
+    assert np.concatenate(draws).var() == pytest.approx(parts.sum(), rel=0.03)
+    assert np.concatenate(draws).mean() == pytest.approx(rate, rel=0.01)
+    assert parts[0] > 0.8 * parts.sum()
+    first = rng.integers(0, 12, 60)
+    second = (first + 1 + rng.integers(0, 11, 60)) % 12
+    pool = np.unique(np.sort(np.c_[first, second], axis=1), axis=0)
+    n = rng.integers(5, 50, len(pool)).astype(float)
+    pairs, side, _ = _codes([f"j{x}" for x in pool[:, 0]], [f"j{x}" for x in pool[:, 1]], None, None)
+    rate, parts = _observed_variance(-2.0, np.log([0.8, 0.5]), pairs, side, n)
+    draws = []
+    for _ in range(10):
+        a = rng.normal(0, 0.8, (20_000, 12))
+        p = special.expit(-2.0 + a[:, pool[:, 0]] + a[:, pool[:, 1]] + rng.normal(0, 0.5, (20_000, len(pool))))
+        draws.append(rng.binomial(n.astype(int), p).sum(axis=1) / n.sum())
+    assert np.concatenate(draws).var() == pytest.approx(parts.sum(), rel=0.03)
 
 
 def test_pairs_of_one_pool_are_one_side():
@@ -83,7 +126,7 @@ def test_pairs_of_one_pool_are_one_side():
     pooled = mixed_rate(k, np.full(100, 200), WOMEN, MEN)
     labelled = mixed_rate(k, np.full(100, 200), WOMEN, MEN, ["any"] * 100, ["any"] * 100)
     assert pooled.df == 19 and len(pooled.sd) == 2
-    assert pooled.se_logit == pytest.approx(labelled.se_logit, rel=1e-9) and pooled.pct == labelled.pct
+    assert pooled.se_observed == pytest.approx(labelled.se_observed, rel=1e-9) and pooled.pct == labelled.pct
 
 
 def test_one_event_is_enough_and_all_events_are_not():

@@ -55,7 +55,9 @@ Crossed designs, units joining two sampled members (stereoprobe.stats.crossed; t
         .weights (blocks * B, units): replicates of any statistic of the units
         .variance(replicates, contributing=None) -> (var, df)   # two-way cluster-robust, never below the units'
     mixed_rate(k, n, first, second, first_side=None, second_side=None) -> MixedRate   (stereoprobe.stats.mixed)
-        a logistic model with crossed normal member effects; .se_logit floors a rare rate's variance
+        a logistic model with crossed normal member effects; .se_observed: its se of the observed rate's logit
+    stereoprobe.stats.mixed.rate_interval(k, n, first, second, first_side=None, second_side=None, level=0.95,
+        se_floor=0.0) -> (low, high, MixedRate)   # logistic(logit R +- t(df) se): a rate over all units
 
 For example, a paired difference of two runs aligned on the same probe rows, groups as clusters::
 

@@ -15,14 +15,18 @@ width when jobs differ (docs/statistics.md).
 
 All of a pair's prompts (both roles, every template, the three pronouns) move together,
 so a triple is never split and the rates of different pronouns, templates or prompt kinds
-are paired. A rate is ``100 * sum(num) / sum(den)`` over rows (answers or triples); its
-interval is :func:`stereoprobe.stats.share_interval` (Korn-Graubard's effective size,
-Jeffreys interval) at that variance, with the design effect never below the table's
-pooled one (a rate of 0 of n, or a cell whose variance happens to be small, is not taken
-as more precise than the table's cells are). An overall rate under :data:`RARE_PCT` also
-has its variance floored at a crossed logistic model's (:func:`rare_floor`): with few jobs
+are paired. A rate is ``100 * sum(num) / sum(den)`` over rows (answers or triples); a
+cell's interval (a scene, a pronoun, a class) is :func:`stereoprobe.stats.share_interval`
+(Korn-Graubard's effective size, Jeffreys interval) at that variance, with the design effect
+never below the table's pooled one (a rate of 0 of n, or a cell whose variance happens to be
+small, is not taken as more precise than the table's cells are). A rate over all cells (Table
+3's Overall) gets one rule at every rate (:func:`overall_interval`): a t interval on the
+logit at the crossed logistic model's standard error of the observed rate
+(:func:`stereoprobe.stats.mixed.rate_interval`), never below the two-way one. With few jobs
 that differ strongly, a run that drew no difficult job has both a low rate and a small
-two-way variance, and the interval missed above the truth in 7-9% of runs. A contrast of rates of one plan (a
+two-way variance, and the Jeffreys interval missed above the truth in 6-12% of runs (issue
+36; docs/statistics.md, "Overall rates where jobs differ strongly"); the model's spreads,
+fitted on the logit, do not shrink with such a draw. A contrast of rates of one plan (a
 difference, a difference of differences) gets :func:`stereoprobe.stats.t_interval` and
 :func:`stereoprobe.stats.t_pvalue` at its two-way standard error. A standard error that
 is 0 within a tolerance (identical answers) is replaced by the binomial one of the rates
@@ -38,12 +42,10 @@ from typing import Any, Sequence
 DEFAULT_BOOT = 1000
 RATE_COLUMNS = ["n", "k", "pct", "low", "high"]
 ESTIMAND = ("jobs like these, with these scenes: the women- and men-dominated jobs resampled independently "
-            "(two-way cluster-robust variance, degrees of freedom from the jobs of the smaller side; an overall rate "
-            "under 5% at least a crossed logistic model's variance)")
+            "(two-way cluster-robust variance, degrees of freedom from the jobs of the smaller side); an overall rate's "
+            "interval is a t interval on its logit at the larger of that and a crossed logistic model's standard "
+            "error of the observed rate (job effects normal on the logit, each side its own spread)")
 TOLERANCE = 1e-9  # points: a standard error below it (times max(1, |difference|)) is round-off, i.e. 0
-#: An overall rate below it (%) gets the model's variance floor (:func:`rare_floor`); measured on 10 x 10 jobs at about
-#: 2% wrong with job effects of sd 1 on the logit (docs/statistics.md, "The crossed logistic model as a floor").
-RARE_PCT = 5.0
 
 
 @dataclass(frozen=True)
@@ -133,9 +135,9 @@ def rate_table(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, names: 
     """Per key (``keys`` holds indices into ``names``): n, k, pct and its interval.
 
     ``n`` is the denominator's total (answers or triples), ``k`` the numerator's;
-    ``total``: the name of an added last row over all keys; under :data:`RARE_PCT` its
-    variance is at least :func:`rare_floor`'s. The design effect of every cell is at least
-    the pooled one of the keys (:func:`pooled_deff`).
+    ``total``: the name of an added last row over all keys, whose interval is
+    :func:`overall_interval`'s. The design effect of every cell is at least the pooled one
+    of the keys (:func:`pooled_deff`).
     """
     import numpy as np
     import pandas as pd
@@ -147,40 +149,43 @@ def rate_table(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, names: 
     var, df = plan.crossed.variance(reps, mden > 0)
     n = mden.sum(0)
     deff = pooled_deff(est[: len(names)], var[: len(names)], n[: len(names)])
-    if total is not None:
-        floor, floor_df = rare_floor(plan, est[-1], mnum[:, -1], mden[:, -1])
-        if floor > var[-1]:
-            var[-1], df[-1] = floor, min(df[-1], floor_df)
     low, high = share_interval(est, None, g, n, level=plan.level, variance=var, df=df, deff_floor=deff,
                                method="jeffreys")
+    if total is not None:
+        low[-1], high[-1] = overall_interval(plan, est[-1], var[-1], mnum[:, -1], mden[:, -1], deff,
+                                             (float(low[-1]), float(high[-1])))
     index = list(names) + ([total] if total is not None else [])
     out = pd.DataFrame({"n": n, "k": mnum.sum(0), "pct": est, "low": low, "high": high}, index=pd.Index(index))
     out[["n", "k"]] = out[["n", "k"]].round().astype(np.int64)
     return out
 
 
-def rare_floor(plan: Plan, pct: float, num: Any, den: Any) -> tuple[float, float]:
-    """(variance %^2, degrees of freedom) of a rate ``pct`` under :data:`RARE_PCT` from the crossed
-    logistic model (:func:`stereoprobe.stats.mixed_rate`) fitted to its per-pair counts ``num``
-    of ``den``: ``(100 se_logit p (1 - p))^2``, the delta method from the model's logit to the
-    rate, with the jobs of the smaller side minus 1. (0, inf), no floor, at 5% and over and
-    where the model cannot be fitted (no event: the pooled design effect then bounds the interval)."""
+def overall_interval(plan: Plan, pct: float, var: float, num: Any, den: Any, deff: float,
+                     fallback: tuple[float, float]) -> tuple[float, float]:
+    """(low, high) % of a rate over a run's pairs, ``pct`` = 100 sum ``num`` / sum ``den`` (per cluster of the plan):
+    :func:`stereoprobe.stats.mixed.rate_interval`, a t interval on the logit at the crossed logistic model's standard
+    error of the observed rate (the jobs' spreads fitted on the logit, so a run that drew no hard job is not taken
+    as homogeneous), never below the two-way one (``var``, %^2) nor the binomial one times the pooled design effect
+    ``deff``, with the jobs of the smaller side minus 1 as degrees of freedom. One rule at every rate. ``fallback``
+    (the Jeffreys interval at the two-way variance) where the model has nothing to fit: no wrong answer (then the
+    design effect is the pooled one) or no right one."""
     import numpy as np
 
-    from stereoprobe.stats import mixed_rate
+    from stereoprobe.stats.mixed import rate_interval
 
-    if not 0 < pct < RARE_PCT:
-        return 0.0, float("inf")
+    if not 0 < pct < 100:
+        return fallback
     members = np.asarray(plan.crossed.incidence, dtype=bool)  # (jobs, pairs)
     first = members.argmax(axis=0)  # each pair's two jobs: the first and the last it joins
     second = members.shape[0] - 1 - members[::-1].argmax(axis=0)
     side = np.asarray(plan.crossed.member_side)
+    p, total = pct / 100, float(np.sum(den))
+    floor = max(float(np.sqrt(max(var, 0.0))) / (100 * p * (1 - p)), float(np.sqrt(deff / (total * p * (1 - p)))))
     try:
-        fit = mixed_rate(num, den, first, second, side[first], side[second])
+        low, high, _ = rate_interval(num, den, first, second, side[first], side[second], plan.level, floor)
     except (ValueError, np.linalg.LinAlgError):
-        return 0.0, float("inf")
-    p = pct / 100
-    return float((100 * fit.se_logit * p * (1 - p)) ** 2), fit.df
+        return fallback
+    return low, high
 
 
 def pooled_deff(pct: Any, var: Any, n: Any) -> float:
