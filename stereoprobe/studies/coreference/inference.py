@@ -45,6 +45,7 @@ ESTIMAND = ("jobs like these, with these scenes: the women- and men-dominated jo
             "(two-way cluster-robust variance, degrees of freedom from the jobs of the smaller side); an overall rate's "
             "interval is a t interval on its logit at the larger of that and a crossed logistic model's standard "
             "error of the observed rate (job effects normal on the logit, each side its own spread)")
+STRETCH = 1.4  # an overall rate's upper quantile at Phi(STRETCH t): bench/sim_overall_rates.py, docs/statistics.md
 TOLERANCE = 1e-9  # points: a standard error below it (times max(1, |difference|)) is round-off, i.e. 0
 
 
@@ -152,40 +153,40 @@ def rate_table(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, names: 
     low, high = share_interval(est, None, g, n, level=plan.level, variance=var, df=df, deff_floor=deff,
                                method="jeffreys")
     if total is not None:
-        low[-1], high[-1] = overall_interval(plan, est[-1], var[-1], mnum[:, -1], mden[:, -1], deff,
-                                             (float(low[-1]), float(high[-1])))
+        low[-1], high[-1] = overall_interval(plan, mnum[:, -1], mden[:, -1])
     index = list(names) + ([total] if total is not None else [])
     out = pd.DataFrame({"n": n, "k": mnum.sum(0), "pct": est, "low": low, "high": high}, index=pd.Index(index))
     out[["n", "k"]] = out[["n", "k"]].round().astype(np.int64)
     return out
 
 
-def overall_interval(plan: Plan, pct: float, var: float, num: Any, den: Any, deff: float,
-                     fallback: tuple[float, float]) -> tuple[float, float]:
-    """(low, high) % of a rate over a run's pairs, ``pct`` = 100 sum ``num`` / sum ``den`` (per cluster of the plan):
-    :func:`stereoprobe.stats.mixed.rate_interval`, a t interval on the logit at the crossed logistic model's standard
-    error of the observed rate (the jobs' spreads fitted on the logit, so a run that drew no hard job is not taken
-    as homogeneous), never below the two-way one (``var``, %^2) nor the binomial one times the pooled design effect
-    ``deff``, with the jobs of the smaller side minus 1 as degrees of freedom. One rule at every rate. ``fallback``
-    (the Jeffreys interval at the two-way variance) where the model has nothing to fit: no wrong answer (then the
-    design effect is the pooled one) or no right one."""
+def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
+    """(low, high) % of a rate over a run's pairs, ``100 sum num / sum den`` (``num``, ``den``: per cluster of the
+    plan). One rule at every rate: the quantiles of the rate's replicates with both sides' jobs drawn at once
+    (:meth:`stereoprobe.stats.crossed.CrossedPlan.joint_ratio`), at ``Phi(-t)`` below and ``Phi(STRETCH t)``
+    above, ``t`` the ``(1 + level) / 2`` quantile of t on the jobs of the smaller side minus 1; never inside
+    the Jeffreys interval of ``sum num`` of ``sum den`` answers (a rate of 0 or 100%, whose replicates do not
+    vary). Every replicate is a ratio of sums with weights of at least 0, so one more wrong answer in any pair
+    never lowers either limit (tests/test_coref_overall.py). The upper quantile reaches further than the lower
+    because a run that drew no hard job has both a low rate and replicates that vary little (issue 36;
+    docs/statistics.md, "Overall rates where jobs differ strongly")."""
     import numpy as np
+    from scipy import stats
 
-    from stereoprobe.stats.mixed import rate_interval
-
-    if not 0 < pct < 100:
-        return fallback
-    members = np.asarray(plan.crossed.incidence, dtype=bool)  # (jobs, pairs)
-    first = members.argmax(axis=0)  # each pair's two jobs: the first and the last it joins
-    second = members.shape[0] - 1 - members[::-1].argmax(axis=0)
-    side = np.asarray(plan.crossed.member_side)
-    p, total = pct / 100, float(np.sum(den))
-    floor = max(float(np.sqrt(max(var, 0.0))) / (100 * p * (1 - p)), float(np.sqrt(deff / (total * p * (1 - p)))))
-    try:
-        low, high, _ = rate_interval(num, den, first, second, side[first], side[second], plan.level, floor)
-    except (ValueError, np.linalg.LinAlgError):
-        return fallback
-    return low, high
+    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    k, n = float(num.sum()), float(den.sum())
+    if not n > 0:
+        return float("nan"), float("nan")
+    df = float(plan.crossed.df((den > 0)[:, None])[0])
+    if np.isnan(df):
+        df = 1.0
+    t = float(stats.t.ppf(0.5 + plan.level / 2, df))
+    reps = plan.crossed.joint_ratio(num, den)
+    lo, hi = np.nanquantile(reps, [stats.norm.cdf(-t), stats.norm.cdf(STRETCH * t)])
+    tail = (1 - plan.level) / 2
+    j_lo = float(stats.beta.ppf(tail, k + 0.5, n - k + 0.5)) if k > 0 else 0.0
+    j_hi = float(stats.beta.ppf(1 - tail, k + 0.5, n - k + 0.5)) if k < n else 1.0
+    return 100 * min(float(lo), j_lo), 100 * max(float(hi), j_hi)
 
 
 def pooled_deff(pct: Any, var: Any, n: Any) -> float:
