@@ -251,104 +251,37 @@ def test_a_scene_interval_is_monotone_in_its_count_under_the_pooled_design_effec
     assert one["low"] >= zero["low"] and one["high"] >= zero["high"]
 
 
-def _strong_job_table(base: float, total: bool = True):
-    """rate_table over 10 x 10 jobs whose wrong answers follow a logistic model with no noise: the women's
-    jobs have effects +1 (w0-w4) or -1 (w5-w9) on the logit, the men's none, and every pair 100,000 answers
-    with exactly its expected count of wrong ones, split over two scenes."""
+def _three_by_three(counts):
+    """Table 3's Overall row of 3 x 3 jobs, 42 answers a pair, ``counts[i][j]`` wrong in pair (w_i, m_j)."""
     import pandas as pd
 
     from stereoprobe.studies.coreference.inference import make_plan, rate_table
 
-    rows = []
-    for i in range(10):
-        for j in range(10):
-            wrong = round(1e5 / (1 + np.exp(-(base + (1.0 if i < 5 else -1.0)))))
-            for scene, k in (("a", wrong // 2), ("b", wrong - wrong // 2)):
-                rows.append({"cluster": f"w{i} / m{j}", "profession_a": f"w{i}", "profession_b": f"m{j}",
-                             "gender_a": "women", "gender_b": "men", "scene": scene, "k": k, "n": 50_000})
-    rows = pd.DataFrame(rows)
-    plan = make_plan(rows["cluster"], 400, seed=1, members=rows)
-    return rate_table(plan, rows["cluster"], rows["k"].to_numpy(float), rows["n"].to_numpy(float),
-                      (rows["scene"] == "b").to_numpy(int), ["a", "b"], total="Overall" if total else None)
-
-
-def _logistic_moments(beta: float, sd: float) -> tuple[float, float]:
-    """E F and Var F of F = logistic(beta + sd Z), by adaptive quadrature (not the library's Gauss-Hermite nodes)."""
-    from scipy import integrate, stats
-
-    def mean(f):
-        return integrate.quad(lambda z: f(1 / (1 + np.exp(-(beta + sd * z)))) * stats.norm.pdf(z), -12, 12)[0]
-
-    m = mean(lambda p: p)
-    return m, mean(lambda p: p * p) - m * m
-
-
-def test_a_rare_overall_rate_gets_the_crossed_logistic_models_standard_error_on_the_logit():
-    # docs/statistics.md, "Overall rates where jobs differ strongly". Jobs at logit(1%) + 1 and logit(1%) - 1:
-    # their rates are 2.672% and 0.370%, the overall rate their mean 1.521%. By hand:
-    # - the model finds the women's effects' sd sqrt(10 / 9) = 1.054 on the logit (the men's and the pairs' none)
-    #   and beta = logit(1%) = -4.595 (the effects sum to 0);
-    # - the observed rate is the mean of the 10 women's jobs' rates F(beta + a) (10^7 answers: the binomial part
-    #   is nil), so under the model Var R = Var F(beta + 1.054 Z) / 10, and its logit's se is sqrt(Var R) / (m (1 -
-    #   m)), m = E F(beta + 1.054 Z) = 1.677% (quadrature here): 0.411;
-    # - the two-way se, 0.366 points (1.213 * sqrt(1 / 10 - 9 / 990), the rates' sd over the women's jobs 1.213),
-    #   is 0.366 / (100 * 0.01521 * 0.98479) = 0.244 on the logit: smaller, so the model's makes the interval,
-    #   logistic(logit(1.521%) +- t(9) 0.411) = 0.61% to 3.76%. (Before: the Jeffreys interval at beta's se
-    #   carried to the rate at the observed rate, 100 * 0.333 * p (1 - p) = 0.499 points: 2.26 points wide.)
-    from scipy import stats
-
-    from stereoprobe.stats.mixed import mixed_rate
-
-    over = _strong_job_table(np.log(0.01 / 0.99)).loc["Overall"]
-    assert over["pct"] == pytest.approx(1.521, abs=0.002)
-    m, var = _logistic_moments(np.log(0.01 / 0.99), np.sqrt(10 / 9))
-    se = np.sqrt(var / 10) / (m * (1 - m))
-    assert 100 * m == pytest.approx(1.677, abs=0.002) and se == pytest.approx(0.411, abs=0.001)
-    half = (np.log(over["high"] / (100 - over["high"])) - np.log(over["low"] / (100 - over["low"]))) / 2
-    assert half == pytest.approx(stats.t.ppf(0.975, 9) * se, rel=0.002)
-    assert over["low"] == pytest.approx(0.61, abs=0.01) and over["high"] == pytest.approx(3.76, abs=0.01)
-    k = np.array([round(1e5 / (1 + np.exp(-(np.log(0.01 / 0.99) + (1.0 if i < 5 else -1.0))))) for i in range(10)
-                  for _ in range(10)], float)
-    fit = mixed_rate(k, np.full(100, 1e5), [f"w{i}" for i in range(10) for _ in range(10)],
-                     [f"m{j}" for _ in range(10) for j in range(10)], ["women"] * 100, ["men"] * 100)
-    assert fit.sd[0] == pytest.approx(np.sqrt(10 / 9), abs=0.002) and fit.beta == pytest.approx(-4.595, abs=0.002)
-
-
-def test_a_rate_of_11_percent_gets_the_same_rule():
-    # the same design at logit(8%) +- 1 (rates 19.12% and 3.10%, overall 11.11%): one rule at every rate (until issue
-    # 36 a rate of 5% or more kept the two-way interval, so one more wrong answer could move an interval across a
-    # switch). The model finds the women's spread 1.062 here (the Laplace approximation is a little less exact away
-    # from rare rates; 1.054 by hand) and beta = logit(8%); by hand as above, m = E F(logit(8%) + 1.062 Z) = 11.40%
-    # and se = sqrt(Var F / 10) / (m (1 - m)) = 0.332 on the logit, above the two-way 2.545 / (100 * 0.1111 *
-    # 0.8889) = 0.258: 5.57% to 20.93%
-    from scipy import stats
-
-    over = _strong_job_table(np.log(0.08 / 0.92)).loc["Overall"]
-    assert over["pct"] == pytest.approx(11.11, abs=0.02)
-    m, var = _logistic_moments(np.log(0.08 / 0.92), 1.062)
-    se = np.sqrt(var / 10) / (m * (1 - m))
-    assert 100 * m == pytest.approx(11.40, abs=0.02) and se == pytest.approx(0.332, abs=0.001)
-    half = (np.log(over["high"] / (100 - over["high"])) - np.log(over["low"] / (100 - over["low"]))) / 2
-    assert half == pytest.approx(stats.t.ppf(0.975, 9) * se, rel=0.005)
-
-
-def test_the_overall_interval_rests_on_the_jobs_degrees_of_freedom():
-    # 3 x 3 jobs, 42 answers a pair, 5 wrong answers in 5 different pairs (1.323%): the pairs look alike and the model
-    # finds no spread, so its se is the binomial one on the logit, 1 / sqrt(378 p (1 - p)) = 1 / sqrt(4.935) = 0.450,
-    # larger than the two-way one; it rests on 3 jobs a side, so t(2) = 4.303, not the pairs' t(8) = 2.306:
-    # logistic(logit(0.01323) +- 4.303 * 0.450) = 0.19% to 8.51%
-    import pandas as pd
-
-    from stereoprobe.studies.coreference.inference import make_plan, rate_table, replicates
-
-    wrong = [1, 1, 0, 1, 0, 1, 0, 0, 1]
     rows = pd.DataFrame([{"cluster": f"w{i} / m{j}", "profession_a": f"w{i}", "profession_b": f"m{j}",
-                          "gender_a": "women", "gender_b": "men", "k": wrong[3 * i + j], "n": 42}
+                          "gender_a": "women", "gender_b": "men", "k": counts[i][j], "n": 42}
                          for i in range(3) for j in range(3)])
     plan = make_plan(rows["cluster"], 400, seed=1, members=rows)
-    k, n, keys = rows["k"].to_numpy(float), rows["n"].to_numpy(float), np.zeros(9, int)
-    est, reps, mnum, mden = replicates(plan, rows["cluster"], k, n, keys, 1, True)
-    var, df = plan.crossed.variance(reps, mden > 0)
-    assert df[-1] == 8 and np.sqrt(var[-1]) / (100 * 0.01323 * 0.98677) < 0.450
-    over = rate_table(plan, rows["cluster"], k, n, keys, ["all"], total="Overall").loc["Overall"]
-    assert over["low"] == pytest.approx(0.19, abs=0.01) and over["high"] == pytest.approx(8.51, abs=0.02)
+    return rate_table(plan, rows["cluster"], rows["k"].to_numpy(float), rows["n"].to_numpy(float),
+                      np.zeros(9, int), ["all"], total="Overall").loc["Overall"]
+
+
+def test_the_overall_interval_of_three_jobs_a_side_reaches_its_easiest_and_hardest_jobs():
+    # docs/statistics.md, "Overall rates where jobs differ strongly". Pair (w_i, m_j) has 2 + 3i + 3j wrong of 42:
+    # 72 of 378 in all, 19.05%. Three jobs a side rest on t(2) = 4.303: the quantiles at Phi(-4.303) = 8e-6 and
+    # Phi(1.4 * 4.303) = 1 - 9e-10 of the replicates with both sides drawn at once are their smallest and largest.
+    # A replicate that draws w0 three times and m0 three times is the pair (w0, m0) alone, 2 / 42 = 4.76%; w2 and
+    # m2 three times each, 14 / 42 = 33.33%; each happens in 1 of 27^2 = 729 replicates, so in about 27 of the
+    # 20,000, and nothing reaches further. The Jeffreys interval of 72 of 378 (15.33% to 23.23%) lies inside.
+    over = _three_by_three([[2 + 3 * i + 3 * j for j in range(3)] for i in range(3)])
+    assert over["pct"] == pytest.approx(100 * 72 / 378)
+    assert over["low"] == pytest.approx(100 * 2 / 42) and over["high"] == pytest.approx(100 * 14 / 42)
+
+
+def test_the_overall_interval_of_alike_pairs_is_the_jeffreys_interval_of_its_counts():
+    # Every pair 2 of 42 wrong: every replicate is 18 / 378 = 4.76%, so the interval is the Jeffreys interval of
+    # 18 of 378 answers, beta(18.5, 360.5)'s 2.5% and 97.5% points: 2.95% to 7.26%; no wrong answer at all: 0 to
+    # beta(0.5, 378.5)'s 97.5% point, 0.66% (not a point at 0)
+    over = _three_by_three([[2] * 3] * 3)
+    assert over["low"] == pytest.approx(2.949, abs=0.001) and over["high"] == pytest.approx(7.263, abs=0.001)
+    none = _three_by_three([[0] * 3] * 3)
+    assert none["low"] == 0 and none["high"] == pytest.approx(0.662, abs=0.001)

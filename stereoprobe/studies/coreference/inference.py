@@ -20,13 +20,12 @@ cell's interval (a scene, a pronoun, a class) is :func:`stereoprobe.stats.share_
 (Korn-Graubard's effective size, Jeffreys interval) at that variance, with the design effect
 never below the table's pooled one (a rate of 0 of n, or a cell whose variance happens to be
 small, is not taken as more precise than the table's cells are). A rate over all cells (Table
-3's Overall) gets one rule at every rate (:func:`overall_interval`): a t interval on the
-logit at the crossed logistic model's standard error of the observed rate
-(:func:`stereoprobe.stats.mixed.rate_interval`), never below the two-way one. With few jobs
-that differ strongly, a run that drew no difficult job has both a low rate and a small
-two-way variance, and the Jeffreys interval missed above the truth in 6-12% of runs (issue
-36; docs/statistics.md, "Overall rates where jobs differ strongly"); the model's spreads,
-fitted on the logit, do not shrink with such a draw. A contrast of rates of one plan (a
+3's Overall) gets one rule at every rate (:func:`overall_interval`): the quantiles of its
+replicates with both sides' jobs drawn at once, further out above than below, so one more
+wrong answer never lowers a limit. With few jobs that differ strongly, a run that drew no
+difficult job has both a low rate and replicates that vary little, and the Jeffreys interval
+at the two-way variance missed above the truth in 6-13% of runs (issue 36; docs/statistics.md,
+"Overall rates where jobs differ strongly"). A contrast of rates of one plan (a
 difference, a difference of differences) gets :func:`stereoprobe.stats.t_interval` and
 :func:`stereoprobe.stats.t_pvalue` at its two-way standard error. A standard error that
 is 0 within a tolerance (identical answers) is replaced by the binomial one of the rates
@@ -43,8 +42,7 @@ DEFAULT_BOOT = 1000
 RATE_COLUMNS = ["n", "k", "pct", "low", "high"]
 ESTIMAND = ("jobs like these, with these scenes: the women- and men-dominated jobs resampled independently "
             "(two-way cluster-robust variance, degrees of freedom from the jobs of the smaller side); an overall rate's "
-            "interval is a t interval on its logit at the larger of that and a crossed logistic model's standard "
-            "error of the observed rate (job effects normal on the logit, each side its own spread)")
+            "interval: quantiles of its replicates with both sides' jobs drawn at once")
 STRETCH = 1.4  # an overall rate's upper quantile at Phi(STRETCH t): bench/sim_overall_rates.py, docs/statistics.md
 TOLERANCE = 1e-9  # points: a standard error below it (times max(1, |difference|)) is round-off, i.e. 0
 
