@@ -20,6 +20,8 @@ Coverage with its Monte-Carlo se (binomial over runs), the misses below and abov
 ``3.92 x`` the sd of the estimate across runs (the oracle width). Results as JSON (``--out``); ``--report``
 merges JSON files into a markdown table.
 
+    python bench/sim_overall_rates.py --scenarios normal-10-2,coref-10 --runs 200 --overall-only --metrics incorrect \\
+        --out new.json                                  # docs/statistics.md's table: 200 runs at 10 x 10, 100 at 20 x 20
     python bench/sim_overall_rates.py --scenarios normal-10-2,coref-10-rare --runs 300 --out new.json
     python bench/sim_overall_rates.py --library /tmp/old --scenarios normal-20-2 --runs 1000 --overall-only \\
         --metrics incorrect --out old.json
@@ -135,14 +137,14 @@ def summarise(result: dict) -> list[dict]:
 
 
 def report(paths: list[str]) -> str:
-    lines = ["| scenario | rate | cells | library | coverage (MC se) | misses below / above | width / oracle | runs | seed |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| scenario | rate | cells | library | coverage (MC se) | misses below / above | width / oracle | runs | seed | load |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for path in paths:
         for res in json.loads(Path(path).read_text()):
             for s in summarise(res):
                 lines.append(f"| {res['scenario']} | {s['metric']} {s['truth']:.2f}% | {s['where']} | {res['library']} | "
                              f"{s['coverage']:.3f} ({s['mc_se']:.3f}) | {s['below']:.3f} / {s['above']:.3f} | "
-                             f"{s['width']:.2f} | {s['runs']} | {res['seed']} |")
+                             f"{s['width']:.2f} | {s['runs']} | {res['seed']} | {res.get('load', float('nan')):.0f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -152,7 +154,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenarios", default="normal-10-2")
     parser.add_argument("--runs", type=int, default=300)
-    parser.add_argument("--boot", type=int, default=200, help="replicates per block of the plan")
+    parser.add_argument("--boot", type=int, default=2000, help="replicates per block of the plan (score's default)")
     parser.add_argument("--seed", type=int, default=36)
     parser.add_argument("--metrics", default=",".join(METRICS))
     parser.add_argument("--overall-only", action="store_true", help="incorrect, Overall only (no per-scene rows)")

@@ -61,8 +61,13 @@ def test_null_intervals_cover_about_95_percent_from_above_and_below(null_runs):
     coverage, _ = null_runs
     # overall incorrect / inconsistent / binary (900 intervals); FNR FPR PPV NPV x 3 pronouns (3,600);
     # incorrect per template (2,100)
-    for key in ("overall", "sterlie", "template_answers"):
-        assert (0.92 if key == "overall" else 0.93) <= coverage[key] <= 0.97, (key, coverage[key])
+    for key in ("sterlie", "template_answers"):
+        assert 0.93 <= coverage[key] <= 0.97, (key, coverage[key])
+    # the overall rates' interval (issue 36: quantiles of replicates with both sides drawn at once, so that one more
+    # wrong answer never lowers it) counts the pairs' own noise about three times, which this family has much of:
+    # it over-covers here (0.995 measured; docs/statistics.md, "Overall rates where jobs differ strongly"). The
+    # check from above is its width, in tests/test_coref_overall.py
+    assert coverage["overall"] >= 0.93, coverage["overall"]
     # inconsistent and binary per template: 72 triples each here (95.8% with the Jeffreys
     # interval; 97.4% with Clopper-Pearson's, which is too wide: docs/coreference.md)
     assert 0.93 <= coverage["template_triples"] <= 0.97, coverage["template_triples"]
