@@ -41,8 +41,8 @@ from typing import Any, Sequence
 DEFAULT_BOOT = 1000
 RATE_COLUMNS = ["n", "k", "pct", "low", "high"]
 ESTIMAND = ("jobs like these, with these scenes: the women- and men-dominated jobs resampled independently "
-            "(two-way cluster-robust variance, degrees of freedom from the jobs of the smaller side); an overall rate's "
-            "interval: quantiles of its replicates with both sides' jobs drawn at once")
+            "(two-way cluster-robust variance, degrees of freedom from the jobs of the smaller side); an overall "
+            "rate's interval: quantiles of its replicates with both sides' jobs drawn at once")
 STRETCH = 1.4  # an overall rate's upper quantile at Phi(STRETCH t): bench/sim_overall_rates.py, docs/statistics.md
 TOLERANCE = 1e-9  # points: a standard error below it (times max(1, |difference|)) is round-off, i.e. 0
 
@@ -164,20 +164,18 @@ def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
     (:meth:`stereoprobe.stats.crossed.CrossedPlan.joint_ratio`), at ``Phi(-t)`` below and ``Phi(STRETCH t)``
     above, ``t`` the ``(1 + level) / 2`` quantile of t on the jobs of the smaller side minus 1; never inside
     the Jeffreys interval of ``sum num`` of ``sum den`` answers (a rate of 0 or 100%, whose replicates do not
-    vary). Every replicate is a ratio of sums with weights of at least 0, so one more wrong answer in any pair
-    never lowers either limit (tests/test_coref_overall.py). The upper quantile reaches further than the lower
-    because a run that drew no hard job has both a low rate and replicates that vary little (issue 36;
-    docs/statistics.md, "Overall rates where jobs differ strongly")."""
+    vary); NaN with one job on a side. Every replicate is a ratio of sums with weights of at least 0, so one more
+    wrong answer in any pair never lowers either limit (tests/test_coref_overall.py). The upper quantile reaches
+    further than the lower because a run that drew no hard job has both a low rate and replicates that vary little
+    (issue 36; docs/statistics.md, "Overall rates where jobs differ strongly")."""
     import numpy as np
     from scipy import stats
 
     num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
     k, n = float(num.sum()), float(den.sum())
-    if not n > 0:
-        return float("nan"), float("nan")
     df = float(plan.crossed.df((den > 0)[:, None])[0])
-    if np.isnan(df):
-        df = 1.0
+    if not n > 0 or np.isnan(df):  # a side with one job: no interval for jobs like these can be formed
+        return float("nan"), float("nan")
     t = float(stats.t.ppf(0.5 + plan.level / 2, df))
     reps = plan.crossed.joint_ratio(num, den)
     lo, hi = np.nanquantile(reps, [stats.norm.cdf(-t), stats.norm.cdf(STRETCH * t)])
