@@ -15,16 +15,9 @@
    Clopper-Pearson, a t interval on the logit (delta-method se at the effective size, t
    with the plan's df), Wilson's score interval at the effective size with z = t(df), and
    the library's with the pooled design-effect floor only where the variance says nothing.
-3. ``model``: Table 3's three overall rates in one scenario, the library's interval against
-   intervals from :func:`stereoprobe.stats.mixed.mixed_rate` (a logistic model with crossed normal
-   job effects, fitted to each pair's counts): its marginal mean, the observed rate on the
-   logit with the model's standard error, and the model's variance as a floor under the
-   two-way one (docs/statistics.md, "The crossed logistic model as a floor for rare rates"). The
-   library now applies that floor to overall rates under 5%, so "jeffreys (library)" is the
-   floored interval; the docs' table was measured before (the two-way interval alone).
-4. ``pearson``: the jobs study's correlation with the BLS shares on the two-cluster design
+3. ``pearson``: the jobs study's correlation with the BLS shares on the two-cluster design
    (tests/jobs_synth.py), vectorised over runs: the library's jackknife and variants.
-5. ``paired``: why the null prefix-effect / compare tests flag under 5%: two runs of one model
+4. ``paired``: why the null prefix-effect / compare tests flag under 5%: two runs of one model
    (tests/coref_synth.py ``simulate_pair``, ``k`` x ``k`` jobs), every contrast of
    :func:`stereoprobe.studies.coreference.paired.paired_differences`, with the plan's variance
    parts recorded; the library's p-value against the pairs' variance alone, the two-way one
@@ -33,7 +26,6 @@
 
 Usage: ``python bench/diagnose_intervals.py rare --jobs 10 --runs 300``,
 ``python bench/diagnose_intervals.py rates --scenario coref-10-rare --runs 400``,
-``python bench/diagnose_intervals.py model --scenario coref-10-rare --runs 400 --seed 11``,
 ``python bench/diagnose_intervals.py pearson --runs 4000`` or
 ``python bench/diagnose_intervals.py paired --jobs 20 --runs 150 --seed 5``. Monte-Carlo se of a coverage c
 over R runs: sqrt(c (1 - c) / R).
@@ -175,90 +167,6 @@ def rates(scenario: str, runs: int, boot: int, seed: int) -> None:
             _cover(m, low, high, t, est)
 
 
-MODEL_CANDIDATES = ("jeffreys (library)", "logit, model se", "logit, model se, centre + se^2 / 2", "jeffreys at the model's variance",
-                    "jeffreys at max(two-way, model) variance",
-                    "logit, max(two-way, model) se", "model's marginal mean, model se")
-
-
-def _unit_counts(frame):
-    """Per metric of Table 3: (events, trials) per pair of jobs, and the pairs' jobs and sides."""
-    from stereoprobe.studies.coreference.frame import triple_table
-
-    jobs = frame.drop_duplicates("cluster").set_index("cluster")[["profession_a", "profession_b", "gender_a", "gender_b"]]
-    triples = triple_table(frame)
-    sums = {"incorrect": frame.assign(e=~frame["correct"], t=1).groupby("cluster")[["e", "t"]].sum(),
-            "inconsistent": triples.assign(e=triples["inconsistent"], t=triples["complete"]).groupby("cluster")[["e", "t"]].sum(),
-            "binary_inconsistent": triples.assign(e=triples["binary_inconsistent"], t=triples["binary_complete"])
-            .groupby("cluster")[["e", "t"]].sum()}
-    return {m: (v["e"].to_numpy(float), v["t"].to_numpy(float), jobs.loc[v.index]) for m, v in sums.items()}
-
-
-def model(scenario: str, runs: int, boot: int, seed: int) -> None:
-    """Table 3's overall rates: the library's interval against intervals from stereoprobe.stats.mixed."""
-    import time
-
-    import stereoprobe.stats as library
-    from coref_synth import Model, design, simulate, truth
-    from sim_crossed import COREF
-
-    from stereoprobe.stats.mixed import mixed_rate
-    from stereoprobe.studies.coreference.inference import plan_for
-    from stereoprobe.studies.coreference.tables import table3
-
-    k, kwargs, note = COREF[scenario]
-    d, true = design(k), truth(Model(**kwargs))
-    calls, original = [], library.share_interval
-
-    def recording(share, replicates, n_clusters, n_words, *args, **kw):
-        calls.append([np.asarray(a, float)[-1:].copy() for a in (share, kw["variance"], kw["df"], n_words)] + [kw["deff_floor"]])
-        return original(share, replicates, n_clusters, n_words, *args, **kw)
-
-    metrics = ("incorrect", "inconsistent", "binary_inconsistent")
-    rng, out, seconds = np.random.default_rng(seed), {m: {c: [] for c in MODEL_CANDIDATES} for m in metrics}, []
-    library.share_interval = recording
-    try:
-        for r in range(runs):
-            frame = simulate(d, Model(**kwargs), rng)
-            calls.clear()
-            table3(frame, plan_for(frame, boot, seed=r))
-            for i, (m, (e, t, jobs)) in enumerate(_unit_counts(frame).items()):
-                pct, var, df, n, deff = calls[i]
-                start = time.perf_counter()
-                fit = mixed_rate(e, t, jobs["profession_a"], jobs["profession_b"], jobs["gender_a"], jobs["gender_b"])
-                seconds.append(time.perf_counter() - start)
-                p = pct / 100
-                var_model = (100 * fit.se_logit * p * (1 - p)) ** 2
-                tq = stats.t.ppf(0.975, fit.df)
-                lg = np.log(p / (1 - p))
-                lm = math.log(fit.pct / (100 - fit.pct))
-                se2 = np.sqrt(var) / (100 * p * (1 - p))  # the two-way se on the logit (delta method)
-                rows = {"jeffreys (library)": _candidate("jeffreys", pct, var, df, n, deff),
-                        "logit, model se": (100 / (1 + np.exp(-(lg - tq * fit.se_logit))),
-                                            100 / (1 + np.exp(-(lg + tq * fit.se_logit)))),
-                        "logit, model se, centre + se^2 / 2": (
-                            100 / (1 + np.exp(-(lg + fit.se_logit**2 / 2 - tq * fit.se_logit))),
-                            100 / (1 + np.exp(-(lg + fit.se_logit**2 / 2 + tq * fit.se_logit)))),
-                        "jeffreys at the model's variance": _candidate("jeffreys", pct, var_model, df, n, deff),
-                        "jeffreys at max(two-way, model) variance": _candidate("jeffreys", pct, np.maximum(var, var_model),
-                                                                               df, n, deff),
-                        "logit, max(two-way, model) se": (
-                            100 / (1 + np.exp(-(lg - tq * np.maximum(fit.se_logit, se2)))),
-                            100 / (1 + np.exp(-(lg + tq * np.maximum(fit.se_logit, se2))))),
-                        "model's marginal mean, model se": (np.array([100 / (1 + math.exp(-(lm - tq * fit.se_logit)))]),
-                                                            np.array([100 / (1 + math.exp(-(lm + tq * fit.se_logit)))]))}
-                for c, (low, high) in rows.items():
-                    out[m][c].append((pct, np.asarray(low, float), np.asarray(high, float), np.array([true[m]])))
-    finally:
-        library.share_interval = original
-    print(f"{scenario} ({note}), {runs} runs, {boot} replicates per block; model fit {np.mean(seconds):.2f} s "
-          f"(max {np.max(seconds):.2f})")
-    for m, by in out.items():
-        print(f" {m}, overall")
-        for c, rows in by.items():
-            est, low, high, t = (np.stack([row[j] for row in rows]) for j in range(4))
-            _cover(c, low, high, t, est)
-
-
 def pearson(runs: int, seed: int) -> None:
     from jobs_synth import draw, truth
 
@@ -364,7 +272,7 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["rare", "rates", "model", "pearson", "paired"])
+    parser.add_argument("what", choices=["rare", "rates", "pearson", "paired"])
     parser.add_argument("--scenario", default="coref-10-rare", help="rates: a coreference scenario of bench/sim_crossed.py")
     parser.add_argument("--jobs", type=int, default=10)
     parser.add_argument("--runs", type=int, default=300)
@@ -376,8 +284,6 @@ if __name__ == "__main__":
         rare(args.jobs, args.runs, args.boot, args.seed, args.model)
     elif args.what == "rates":
         rates(args.scenario, args.runs, args.boot, args.seed)
-    elif args.what == "model":
-        model(args.scenario, args.runs, args.boot, args.seed)
     elif args.what == "paired":
         paired(args.jobs, args.runs, args.boot, args.seed)
     else:

@@ -83,21 +83,13 @@ SETS: dict[str, dict[str, list]] = {
                      "tests/test_coref_stats.py::test_rare_overall_rate_two_way_variance_is_unbiased",
                      "tests/test_coref_paired.py::test_null_paired_intervals_cover_zero_about_95_percent"],
     },
-    "mixed": {  # the crossed logistic model alone (also in "stats"), with the tests that check it by hand
-        "modules": [["stereoprobe/stats/mixed.py"]],
-        "tests": ["tests/test_mixed.py", "tests/test_coref_stats.py"],
-        "deselect": ["tests/test_coref_stats.py::test_null_intervals_cover_about_95_percent_from_above_and_below",
-                     "tests/test_coref_stats.py::test_null_tests_flag_about_5_percent",
-                     "tests/test_coref_stats.py::test_rare_rates_floor_the_design_effect_at_the_pooled_one",
-                     "tests/test_coref_stats.py::test_rare_overall_rate_two_way_variance_is_unbiased"],
-    },
     "stats": {
         "modules": [["stereoprobe/stats"]],
         "tests": ["tests/test_stats_core.py", "tests/test_stats_format_criteria.py", "tests/test_stats_groups.py",
                   "tests/test_stats_intervals.py", "tests/test_stats_robustness.py", "tests/test_review_mutants.py",
                   "tests/test_properties.py", "tests/test_mutation_kills.py", "tests/test_stats_crossed.py",
                   "tests/test_jobs_stats.py", "tests/test_mutation_kills_stats.py",
-                  "tests/test_mutation_kills_stats_rest.py", "tests/test_mixed.py"],
+                  "tests/test_mutation_kills_stats_rest.py"],
     },
 }
 # Survivors whose change cannot alter a result, recognised from the diff's removed (-) and

@@ -63,8 +63,13 @@ def test_null_intervals_cover_about_95_percent_from_above_and_below(null_runs):
     coverage, _ = null_runs
     # overall incorrect / inconsistent / binary (900 intervals); FNR FPR PPV NPV x 3 pronouns (3,600);
     # incorrect per template (2,100)
-    for key in ("overall", "sterlie", "template_answers"):
-        assert (0.92 if key == "overall" else 0.93) <= coverage[key] <= 0.97, (key, coverage[key])
+    for key in ("sterlie", "template_answers"):
+        assert 0.93 <= coverage[key] <= 0.97, (key, coverage[key])
+    # the overall rates' interval (issue 36: quantiles of replicates with both sides drawn at once, so that one more
+    # wrong answer never lowers it) counts the pairs' own noise about three times, which this family has much of:
+    # it over-covers here (0.995 measured; docs/statistics.md, "Overall rates where jobs differ strongly"). The
+    # check from above is its width, in tests/test_coref_overall.py
+    assert coverage["overall"] >= 0.93, coverage["overall"]
     # inconsistent and binary per template: 72 triples each here (95.8% with the Jeffreys
     # interval; 97.4% with Clopper-Pearson's, which is too wide: docs/coreference.md)
     assert 0.93 <= coverage["template_triples"] <= 0.97, coverage["template_triples"]
@@ -264,77 +269,37 @@ def test_a_scene_interval_is_monotone_in_its_count_under_the_pooled_design_effec
     assert one["low"] >= zero["low"] and one["high"] >= zero["high"]
 
 
-def _strong_job_table(base: float, total: bool = True):
-    """rate_table over 10 x 10 jobs whose wrong answers follow a logistic model with no noise: the women's
-    jobs have effects +1 (w0-w4) or -1 (w5-w9) on the logit, the men's none, and every pair 100,000 answers
-    with exactly its expected count of wrong ones, split over two scenes."""
+def _three_by_three(counts):
+    """Table 3's Overall row of 3 x 3 jobs, 42 answers a pair, ``counts[i][j]`` wrong in pair (w_i, m_j)."""
     import pandas as pd
 
     from stereoprobe.studies.coreference.inference import make_plan, rate_table
 
-    rows = []
-    for i in range(10):
-        for j in range(10):
-            wrong = round(1e5 / (1 + np.exp(-(base + (1.0 if i < 5 else -1.0)))))
-            for scene, k in (("a", wrong // 2), ("b", wrong - wrong // 2)):
-                rows.append({"cluster": f"w{i} / m{j}", "profession_a": f"w{i}", "profession_b": f"m{j}",
-                             "gender_a": "women", "gender_b": "men", "scene": scene, "k": k, "n": 50_000})
-    rows = pd.DataFrame(rows)
-    plan = make_plan(rows["cluster"], 400, seed=1, members=rows)
-    return rate_table(plan, rows["cluster"], rows["k"].to_numpy(float), rows["n"].to_numpy(float),
-                      (rows["scene"] == "b").to_numpy(int), ["a", "b"], total="Overall" if total else None)
-
-
-def test_a_rare_overall_rate_gets_the_crossed_logistic_models_variance():
-    # docs/statistics.md, "The crossed logistic model as a floor for rare rates". Jobs at logit(1%) + 1 and
-    # logit(1%) - 1: their rates are 2.672% and 0.370%, the overall rate their mean 1.521%. By hand:
-    # - the two-way variance: the rates' sd over the 10 women's jobs (ddof 1) is (2.672 - 0.370) / 2 *
-    #   sqrt(10 / 9) = 1.213, so their one-way variance is 1.213^2 / 10; the men's jobs add nothing (every
-    #   man meets the same women), and the pairs' own variance, subtracted, is 1.213^2 * (9 / 10) / 99 (the
-    #   100 pairs repeat the 10 rates): V = 1.213^2 * (1 / 10 - 9 / 990) = 0.1338, se 0.366 points;
-    # - the model finds the women's effects' sd sqrt(10 / 9) = 1.054 on the logit, so beta's standard error
-    #   is 1.054 / sqrt(10) = 0.333, and on the rate 100 * 0.333 * p (1 - p) = 0.499 points at p = 1.521%.
-    # The larger, the model's, makes the interval: about 2 t(9) 0.499 = 2.26 points wide, not 2 t(9) 0.366
-    # = 1.66 (the two-way interval's; Jeffreys at the effective size p (1 - p) / se^2 is close to it)
-    from stereoprobe.studies.coreference.inference import RARE_PCT
-
-    over = _strong_job_table(np.log(0.01 / 0.99)).loc["Overall"]
-    assert over["pct"] == pytest.approx(1.521, abs=0.002) and RARE_PCT == 5.0
-    assert over["high"] - over["low"] == pytest.approx(2 * 2.262 * 0.499, rel=0.03)
-
-
-def test_a_rate_of_5_percent_or_more_keeps_the_two_way_variance():
-    # the same design at logit(8%) +- 1 (rates 19.12% and 3.10%, overall 11.11%): no floor, so the interval is
-    # the two-way one, as above: the jobs' sd (19.12 - 3.10) / 2 * sqrt(10 / 9) = 8.44, se 8.44 * sqrt(1 / 10 -
-    # 9 / 990) = 2.545 points, 2 t(9) 2.545 = 11.5 points wide (the model's se would be 100 * 0.333 * 0.111 *
-    # 0.889 = 3.29 points: 14.9 wide)
-    over = _strong_job_table(np.log(0.08 / 0.92)).loc["Overall"]
-    assert over["pct"] == pytest.approx(11.11, abs=0.02)
-    assert over["high"] - over["low"] == pytest.approx(2 * 2.262 * 2.545, rel=0.03)
-
-
-def test_the_floor_brings_the_jobs_degrees_of_freedom_with_it():
-    # 3 x 3 jobs, 42 answers a pair, 5 wrong answers in 5 different pairs (1.323%): the pairs look alike, the
-    # two-way variance falls to the pairs' own floor (degrees of freedom 9 pairs - 1 = 8). The model finds no
-    # spread, so its variance is the binomial one on the logit, 1 / (378 p (1 - p)) = 1 / 4.935, on the rate
-    # (100 * 0.450 * 0.01323 * 0.98677)^2 = 0.3454: larger, and it rests on 3 jobs a side, so t(2), not t(8)
-    import pandas as pd
-
-    from stereoprobe.stats import share_interval
-    from stereoprobe.studies.coreference.inference import make_plan, rare_floor, rate_table, replicates
-
-    wrong = [1, 1, 0, 1, 0, 1, 0, 0, 1]
     rows = pd.DataFrame([{"cluster": f"w{i} / m{j}", "profession_a": f"w{i}", "profession_b": f"m{j}",
-                          "gender_a": "women", "gender_b": "men", "k": wrong[3 * i + j], "n": 42}
+                          "gender_a": "women", "gender_b": "men", "k": counts[i][j], "n": 42}
                          for i in range(3) for j in range(3)])
     plan = make_plan(rows["cluster"], 400, seed=1, members=rows)
-    k, n, keys = rows["k"].to_numpy(float), rows["n"].to_numpy(float), np.zeros(9, int)
-    est, reps, mnum, mden = replicates(plan, rows["cluster"], k, n, keys, 1, True)
-    var, df = plan.crossed.variance(reps, mden > 0)
-    assert df[-1] == 8 and var[-1] < 0.3454
-    floor, floor_df = rare_floor(plan, est[-1], mnum[:, -1], mden[:, -1])
-    assert floor == pytest.approx(0.3454, rel=0.01) and floor_df == 2
-    over = rate_table(plan, rows["cluster"], k, n, keys, ["all"], total="Overall").loc["Overall"]
-    at = {d: share_interval(np.array([est[-1]]), None, 9, np.array([378.0]), variance=np.array([floor]),
-                            df=np.array([float(d)]), deff_floor=1.0, method="jeffreys") for d in (2, 8)}
-    assert over["high"] == pytest.approx(float(at[2][1][0]), rel=1e-9) and over["high"] > float(at[8][1][0]) + 1
+    return rate_table(plan, rows["cluster"], rows["k"].to_numpy(float), rows["n"].to_numpy(float),
+                      np.zeros(9, int), ["all"], total="Overall").loc["Overall"]
+
+
+def test_the_overall_interval_of_three_jobs_a_side_reaches_its_easiest_and_hardest_jobs():
+    # docs/statistics.md, "Overall rates where jobs differ strongly". Pair (w_i, m_j) has 2 + 3i + 3j wrong of 42:
+    # 72 of 378 in all, 19.05%. Three jobs a side rest on t(2) = 4.303: the quantiles at Phi(-4.303) = 8e-6 and
+    # Phi(1.4 * 4.303) = 1 - 9e-10 of the replicates with both sides drawn at once are their smallest and largest.
+    # A replicate that draws w0 three times and m0 three times is the pair (w0, m0) alone, 2 / 42 = 4.76%; w2 and
+    # m2 three times each, 14 / 42 = 33.33%; each happens in 1 of 27^2 = 729 replicates, so in about 27 of the
+    # 20,000, and nothing reaches further. The Jeffreys interval of 72 of 378 (15.33% to 23.23%) lies inside.
+    over = _three_by_three([[2 + 3 * i + 3 * j for j in range(3)] for i in range(3)])
+    assert over["pct"] == pytest.approx(100 * 72 / 378)
+    assert over["low"] == pytest.approx(100 * 2 / 42) and over["high"] == pytest.approx(100 * 14 / 42)
+
+
+def test_the_overall_interval_of_alike_pairs_is_the_jeffreys_interval_of_its_counts():
+    # Every pair 2 of 42 wrong: every replicate is 18 / 378 = 4.76%, so the interval is the Jeffreys interval of
+    # 18 of 378 answers, beta(18.5, 360.5)'s 2.5% and 97.5% points: 2.95% to 7.26%; no wrong answer at all: 0 to
+    # beta(0.5, 378.5)'s 97.5% point, 0.66% (not a point at 0)
+    over = _three_by_three([[2] * 3] * 3)
+    assert over["low"] == pytest.approx(2.949, abs=0.001) and over["high"] == pytest.approx(7.263, abs=0.001)
+    none = _three_by_three([[0] * 3] * 3)
+    assert none["low"] == 0 and none["high"] == pytest.approx(0.662, abs=0.001)

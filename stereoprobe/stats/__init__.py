@@ -54,8 +54,7 @@ Crossed designs, units joining two sampled members (stereoprobe.stats.crossed; t
     crossed_plan(first, second, n_boot, seed=0, first_side=None, second_side=None) -> CrossedPlan
         .weights (blocks * B, units): replicates of any statistic of the units
         .variance(replicates, contributing=None) -> (var, df)   # two-way cluster-robust, never below the units'
-    mixed_rate(k, n, first, second, first_side=None, second_side=None) -> MixedRate   (stereoprobe.stats.mixed)
-        a logistic model with crossed normal member effects; .se_logit floors a rare rate's variance
+        .joint_ratio(num, den) -> (R,)   # sum num / sum den, every side drawn at once: quantiles never fall as num grows
 
 For example, a paired difference of two runs aligned on the same probe rows, groups as clusters::
 
@@ -87,10 +86,9 @@ from stereoprobe.stats.crossed import crossed_plan
 from stereoprobe.stats.dispersion import dispersion
 from stereoprobe.stats.fdr import bh, holm
 from stereoprobe.stats.intervals import betabinomial_pvalue, bootstrap_se, share_interval, t_interval, t_pvalue
-from stereoprobe.stats.mixed import mixed_rate
 from stereoprobe.stats.resample import cluster_weights, n_clusters, replicate_ratio
 from stereoprobe.stats.variance import cell_scores, cluster_variance, crossed_variance
 
 __all__ = ["betabinomial_pvalue", "bh", "bootstrap_se", "cell_scores", "cluster_variance", "cluster_weights",
-           "crossed_plan", "crossed_variance", "dispersion", "holm", "mixed_rate", "n_clusters", "permutation_test", "replicate_ratio", "share_interval",
+           "crossed_plan", "crossed_variance", "dispersion", "holm", "n_clusters", "permutation_test", "replicate_ratio", "share_interval",
            "t_interval", "t_pvalue"]

@@ -15,14 +15,17 @@ width when jobs differ (docs/statistics.md).
 
 All of a pair's prompts (both roles, every template, the three pronouns) move together,
 so a triple is never split and the rates of different pronouns, templates or prompt kinds
-are paired. A rate is ``100 * sum(num) / sum(den)`` over rows (answers or triples); its
-interval is :func:`stereoprobe.stats.share_interval` (Korn-Graubard's effective size,
-Jeffreys interval) at that variance, with the design effect never below the table's
-pooled one (a rate of 0 of n, or a cell whose variance happens to be small, is not taken
-as more precise than the table's cells are). An overall rate under :data:`RARE_PCT` also
-has its variance floored at a crossed logistic model's (:func:`rare_floor`): with few jobs
-that differ strongly, a run that drew no difficult job has both a low rate and a small
-two-way variance, and the interval missed above the truth in 7-9% of runs. A contrast of rates of one plan (a
+are paired. A rate is ``100 * sum(num) / sum(den)`` over rows (answers or triples); a
+cell's interval (a scene, a pronoun, a class) is :func:`stereoprobe.stats.share_interval`
+(Korn-Graubard's effective size, Jeffreys interval) at that variance, with the design effect
+never below the table's pooled one (a rate of 0 of n, or a cell whose variance happens to be
+small, is not taken as more precise than the table's cells are). A rate over all cells (Table
+3's Overall) gets one rule at every rate (:func:`overall_interval`): the quantiles of its
+replicates with both sides' jobs drawn at once, further out above than below, so one more
+wrong answer never lowers a limit. With few jobs that differ strongly, a run that drew no
+difficult job has both a low rate and replicates that vary little, and the Jeffreys interval
+at the two-way variance missed above the truth in 6-13% of runs (issue 36; docs/statistics.md,
+"Overall rates where jobs differ strongly"). A contrast of rates of one plan (a
 difference, a difference of differences) gets :func:`stereoprobe.stats.t_interval` and
 :func:`stereoprobe.stats.t_pvalue` at its two-way standard error. A standard error that
 is 0 within a tolerance (identical answers) is replaced by the binomial one of the rates
@@ -38,12 +41,10 @@ from typing import Any, Sequence
 DEFAULT_BOOT = 1000
 RATE_COLUMNS = ["n", "k", "pct", "low", "high"]
 ESTIMAND = ("jobs like these, with these scenes: the women- and men-dominated jobs resampled independently "
-            "(two-way cluster-robust variance, degrees of freedom from the jobs of the smaller side; an overall rate "
-            "under 5% at least a crossed logistic model's variance)")
+            "(two-way cluster-robust variance, degrees of freedom from the jobs of the smaller side); an overall "
+            "rate's interval: quantiles of its replicates with both sides' jobs drawn at once")
+STRETCH = 1.4  # an overall rate's upper quantile at Phi(STRETCH t): bench/sim_overall_rates.py, docs/statistics.md
 TOLERANCE = 1e-9  # points: a standard error below it (times max(1, |difference|)) is round-off, i.e. 0
-#: An overall rate below it (%) gets the model's variance floor (:func:`rare_floor`); measured on 10 x 10 jobs at about
-#: 2% wrong with job effects of sd 1 on the logit (docs/statistics.md, "The crossed logistic model as a floor").
-RARE_PCT = 5.0
 
 
 @dataclass(frozen=True)
@@ -133,9 +134,9 @@ def rate_table(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, names: 
     """Per key (``keys`` holds indices into ``names``): n, k, pct and its interval.
 
     ``n`` is the denominator's total (answers or triples), ``k`` the numerator's;
-    ``total``: the name of an added last row over all keys; under :data:`RARE_PCT` its
-    variance is at least :func:`rare_floor`'s. The design effect of every cell is at least
-    the pooled one of the keys (:func:`pooled_deff`).
+    ``total``: the name of an added last row over all keys, whose interval is
+    :func:`overall_interval`'s. The design effect of every cell is at least the pooled one
+    of the keys (:func:`pooled_deff`).
     """
     import numpy as np
     import pandas as pd
@@ -147,40 +148,41 @@ def rate_table(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, names: 
     var, df = plan.crossed.variance(reps, mden > 0)
     n = mden.sum(0)
     deff = pooled_deff(est[: len(names)], var[: len(names)], n[: len(names)])
-    if total is not None:
-        floor, floor_df = rare_floor(plan, est[-1], mnum[:, -1], mden[:, -1])
-        if floor > var[-1]:
-            var[-1], df[-1] = floor, min(df[-1], floor_df)
     low, high = share_interval(est, None, g, n, level=plan.level, variance=var, df=df, deff_floor=deff,
                                method="jeffreys")
+    if total is not None:
+        low[-1], high[-1] = overall_interval(plan, mnum[:, -1], mden[:, -1])
     index = list(names) + ([total] if total is not None else [])
     out = pd.DataFrame({"n": n, "k": mnum.sum(0), "pct": est, "low": low, "high": high}, index=pd.Index(index))
     out[["n", "k"]] = out[["n", "k"]].round().astype(np.int64)
     return out
 
 
-def rare_floor(plan: Plan, pct: float, num: Any, den: Any) -> tuple[float, float]:
-    """(variance %^2, degrees of freedom) of a rate ``pct`` under :data:`RARE_PCT` from the crossed
-    logistic model (:func:`stereoprobe.stats.mixed_rate`) fitted to its per-pair counts ``num``
-    of ``den``: ``(100 se_logit p (1 - p))^2``, the delta method from the model's logit to the
-    rate, with the jobs of the smaller side minus 1. (0, inf), no floor, at 5% and over and
-    where the model cannot be fitted (no event: the pooled design effect then bounds the interval)."""
+def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
+    """(low, high) % of a rate over a run's pairs, ``100 sum num / sum den`` (``num``, ``den``: per cluster of the
+    plan). One rule at every rate: the quantiles of the rate's replicates with both sides' jobs drawn at once
+    (:meth:`stereoprobe.stats.crossed.CrossedPlan.joint_ratio`), at ``Phi(-t)`` below and ``Phi(STRETCH t)``
+    above, ``t`` the ``(1 + level) / 2`` quantile of t on the jobs of the smaller side minus 1; never inside
+    the Jeffreys interval of ``sum num`` of ``sum den`` answers (a rate of 0 or 100%, whose replicates do not
+    vary); NaN with one job on a side. Every replicate is a ratio of sums with weights of at least 0, so one more
+    wrong answer in any pair never lowers either limit (tests/test_coref_overall.py). The upper quantile reaches
+    further than the lower because a run that drew no hard job has both a low rate and replicates that vary little
+    (issue 36; docs/statistics.md, "Overall rates where jobs differ strongly")."""
     import numpy as np
+    from scipy import stats
 
-    from stereoprobe.stats import mixed_rate
-
-    if not 0 < pct < RARE_PCT:
-        return 0.0, float("inf")
-    members = np.asarray(plan.crossed.incidence, dtype=bool)  # (jobs, pairs)
-    first = members.argmax(axis=0)  # each pair's two jobs: the first and the last it joins
-    second = members.shape[0] - 1 - members[::-1].argmax(axis=0)
-    side = np.asarray(plan.crossed.member_side)
-    try:
-        fit = mixed_rate(num, den, first, second, side[first], side[second])
-    except (ValueError, np.linalg.LinAlgError):
-        return 0.0, float("inf")
-    p = pct / 100
-    return float((100 * fit.se_logit * p * (1 - p)) ** 2), fit.df
+    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    k, n = float(num.sum()), float(den.sum())
+    df = float(plan.crossed.df((den > 0)[:, None])[0])
+    if not n > 0 or np.isnan(df):  # a side with one job: no interval for jobs like these can be formed
+        return float("nan"), float("nan")
+    t = float(stats.t.ppf(0.5 + plan.level / 2, df))
+    reps = plan.crossed.joint_ratio(num, den)
+    lo, hi = np.nanquantile(reps, [stats.norm.cdf(-t), stats.norm.cdf(STRETCH * t)])
+    tail = (1 - plan.level) / 2
+    j_lo = float(stats.beta.ppf(tail, k + 0.5, n - k + 0.5)) if k > 0 else 0.0
+    j_hi = float(stats.beta.ppf(1 - tail, k + 0.5, n - k + 0.5)) if k < n else 1.0
+    return 100 * min(float(lo), j_lo), 100 * max(float(hi), j_hi)
 
 
 def pooled_deff(pct: Any, var: Any, n: Any) -> float:
