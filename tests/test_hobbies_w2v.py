@@ -52,6 +52,40 @@ def test_folds_combine_d_by_hand():
     assert w2v.pooled(parts[:2]) == (pytest.approx(0.45), pytest.approx(0.2), pytest.approx(1.5))
 
 
+def test_a_fold_s_variance_adds_what_retraining_its_model_moves_by_hand():
+    # three retraining replicates; each column's mean is 0, so a covariance is the sum of products / 2
+    own, via, other = (0.1, -0.1, 0.0), (0.2, 0.0, -0.2), (0.1, 0.1, -0.2)
+    part = w2v.Fold(0.5, 0.2, 1.0, 10, 10, own, via, other)
+    # sd^2 0.04 + cov(via, other) (0.02 + 0 + 0.04) / 2 = 0.03 + 2 cov(own, via) 2 (0.02 + 0 + 0) / 2 = 0.02:
+    # 0.09 (var(via) = 0.04 in place of cov(via, other) would give 0.10; cov(own, other) = 0 in place of
+    # cov(own, via), 0.07; the covariance once, 0.08)
+    assert part.variance == pytest.approx(0.09)
+    assert w2v.Fold(0.5, 0.2, 1.0, 10, 10).variance == pytest.approx(0.04)  # no retraining: the name bootstrap's
+    d, se, z = w2v.pooled([part, part, w2v.Fold(0.2, 0.1, 0.0, 10, 10)])
+    assert (d, se) == (pytest.approx(0.4), pytest.approx(np.sqrt(0.09 + 0.09 + 0.01) / 3))
+
+
+def test_retraining_on_the_same_names_with_the_same_seed_moves_nothing():
+    run = _run(synth.PLANTED, 4, n_per_gender=12, samples=4)
+    split, models, scores = w2v.cross_fit([run], seed=3, k=3)
+    tables = w2v._fold_tables([run], split, scores)
+    sizes = [int((tables[0]["fold"] == h).sum()) for h in range(3)]
+    # every name drawn once and the models' own seed: each retrained model is the model itself, so no d moves
+    same = [(np.ones((2, n), dtype=int), [3, 3]) for n in sizes]
+    for own, via, other in w2v.retrained([run], split, scores, models, same)[0]:
+        assert list(own) == [0, 0] and list(via) == [0, 0] and list(other) == [0, 0]
+    # fold 0's first name drawn twice and its second not at all: own is the shift of fold 0's d over the names
+    # so weighted, worked out from the name means directly
+    counts = np.ones((1, sizes[0]), dtype=int)
+    counts[0, :2] = (2, 0)
+    moved = w2v.retrained([run], split, scores, models, [(counts, [3])] + same[1:])[0]
+    t = tables[0][tables[0]["fold"] == 0].reset_index(drop=True)
+    rows = [0, 0] + list(range(2, len(t)))
+    f, m = ([t["score"][i] for i in rows if t["gender"][i] == g] for g in ("female", "male"))
+    assert moved[0][0][0] == pytest.approx(w2v.cohens_d(f, m) - w2v.cohens_d(*w2v._sides(t)))
+    assert moved[0][1][0] != 0 and moved[1][0][0] == 0  # fold 0's model retrained: fold 2's d moves; fold 1's own not
+
+
 def test_folds_split_each_gender_s_names_and_keep_a_name_s_texts_together():
     names = ["A", "A", "B", "C", "C", "D", "E", "F", "G", "H", "I", "J", "K"]  # female A-D (4), male E-K (7)
     run = w2v.RunTexts("r", [[]] * 13, [[]] * 13, ["female"] * 6 + ["male"] * 7, names)
