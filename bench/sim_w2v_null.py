@@ -135,16 +135,17 @@ def share(x) -> str:
     return f"{100 * p:.1f}% ± {100 * np.sqrt(p * (1 - p) / len(x)):.1f}"
 
 
-def se_of(row, retrain: int) -> float:
+def se_of(row, retrain: int, whole: bool = False) -> float:
     """A raw row's se with the first ``retrain`` retraining replicates per fold (0: the name bootstrap
-    alone, models held fixed), by the tool's own rule (``w2v.pooled``)."""
+    alone, models held fixed), by the tool's own rule (``w2v.pooled``); ``whole``: var(via) in place of
+    cov(via, other) (what a plain retraining bootstrap would count: the check from above)."""
     from stereoprobe.studies.hobbies import w2v
 
     parts = []
     for j in range(3):
         own, via, other = (tuple(float(x) for x in str(row[f"{c}{j}"]).split()[:retrain]) if retrain > 1 else ()
                            for c in ("own", "via", "other"))
-        parts.append(w2v.Fold(row[f"d{j}"], row[f"sd{j}"], row[f"z{j}"], 0, 0, own, via, other))
+        parts.append(w2v.Fold(row[f"d{j}"], row[f"sd{j}"], row[f"z{j}"], 0, 0, own, via, via if whole else other))
     return w2v.pooled(parts)[1]
 
 
@@ -154,9 +155,10 @@ def summary(frame) -> list[str]:
     from scipy.stats import norm
 
     q = norm.isf(0.025)
-    lines = ["| family | names x texts | truth | se | reps | mean d (± se) | target | sd of d (oracle) | "
-             "mean se / oracle | 95% interval covers the target | CPU s a replicate |",
-             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["Seeds: replicate r's texts 1000 + r; its folds, Word2Vec models, name bootstrap and retraining r.",
+             "", "| family | names x texts | truth | se | replicates | reps | mean d (± se) | target | "
+             "sd of d (oracle) | mean se / oracle | 95% interval covers the target | CPU s a replicate |",
+             "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     tests = ["| family | names x texts | truth | way | reps | tool's test p < 0.05 | pooled name means | "
              "centred name means | over texts |", "|---|---|---|---|---:|---:|---:|---:|---:|"]
     for key, g in frame.groupby(["family", "names", "samples", "truth", "way"], sort=False):
@@ -167,11 +169,14 @@ def summary(frame) -> list[str]:
         size = f"{names}+{names} x {samples}"
         top = int(g["retrain"].min()) if "retrain" in g and g["retrain"].notna().all() else 0
         if way.startswith("cross-fit, 3"):
-            for r in sorted({0, *(x for x in (3, 5) if x < top), top}):
-                se = np.array([se_of(row, r) for _, row in g.iterrows()])
-                label = "models held fixed (name bootstrap)" if r == 0 else f"retrain {r} a fold"
-                cpu = f"{g['cpu'].mean():.1f}" if r == top and "cpu" in g else ""
-                lines.append(f"| {family} | {size} | {truth} | {label} | {len(g)} | {d.mean():+.3f} ± "
+            reps = f"{int(g['rep'].min())}-{int(g['rep'].max())}"
+            variants = [(r, False) for r in sorted({0, *(x for x in (3, 5) if x < top), top})]
+            for r, whole in variants + ([(top, True)] if top > 1 else []):
+                se = np.array([se_of(row, r, whole) for _, row in g.iterrows()])
+                label = ("models held fixed (name bootstrap alone)" if r == 0 else
+                         f"retrain {r} a fold, var(via) (too wide)" if whole else f"retrain {r} a fold")
+                cpu = f"{g['cpu'].mean():.1f}" if r == top and not whole and "cpu" in g else ""
+                lines.append(f"| {family} | {size} | {truth} | {label} | {reps} | {len(g)} | {d.mean():+.3f} ± "
                              f"{oracle / np.sqrt(len(d)):.3f} | {target:+.3f} | {oracle:.3f} | "
                              f"{np.mean(se) / oracle:.2f} | {share(np.abs(d - target) <= q * se)} | {cpu} |")
         rates = [share(g[t].to_numpy(float) < 0.05) if g[t].notna().all() else "-"
