@@ -56,13 +56,19 @@ def test_a_fold_s_variance_adds_what_retraining_its_model_moves_by_hand():
     # three retraining replicates; each column's mean is 0, so a covariance is the sum of products / 2
     own, via, other = (0.1, -0.1, 0.0), (0.2, 0.0, -0.2), (0.1, 0.1, -0.2)
     part = w2v.Fold(0.5, 0.2, 1.0, 10, 10, own, via, other)
-    # sd^2 0.04 + cov(via, other) (0.02 + 0 + 0.04) / 2 = 0.03 + 2 cov(own, via) 2 (0.02 + 0 + 0) / 2 = 0.02:
-    # 0.09 (var(via) = 0.04 in place of cov(via, other) would give 0.10; cov(own, other) = 0 in place of
-    # cov(own, via), 0.07; the covariance once, 0.08)
-    assert part.variance == pytest.approx(0.09)
-    assert w2v.Fold(0.5, 0.2, 1.0, 10, 10).variance == pytest.approx(0.04)  # no retraining: the name bootstrap's
+    # cov(via, other) (0.02 + 0 + 0.04) / 2 = 0.03 + 2 cov(own, via) 2 (0.02 + 0 + 0) / 2 = 0.02: 0.05
+    # (var(via) = 0.04 in place of cov(via, other) would give 0.06; cov(own, other) = 0 in place of
+    # cov(own, via), 0.03; the covariance once, 0.04)
+    assert part.added == pytest.approx(0.05)
+    assert w2v.Fold(0.5, 0.2, 1.0, 10, 10).added == 0  # no retraining replicates: nothing added
     d, se, z = w2v.pooled([part, part, w2v.Fold(0.2, 0.1, 0.0, 10, 10)])
+    # sds^2 0.04 + 0.04 + 0.01, added 0.05 + 0.05
     assert (d, se) == (pytest.approx(0.4), pytest.approx(np.sqrt(0.09 + 0.09 + 0.01) / 3))
+    # what retraining adds is a sum of covariances over few replicates: negative by chance, it never narrows
+    # the name bootstrap's interval (own and via opposed: 2 cov(own, via) = -0.04, cov(via, other) 0.03)
+    opposed = w2v.Fold(0.5, 0.2, 1.0, 10, 10, (-0.2, 0.2, 0.0), via, other)
+    assert opposed.added == pytest.approx(-0.01)
+    assert w2v.pooled([opposed] * 3)[1] == pytest.approx(np.sqrt(0.12) / 3)  # not sqrt(0.12 - 0.03) / 3
 
 
 def test_retraining_on_the_same_names_with_the_same_seed_moves_nothing():

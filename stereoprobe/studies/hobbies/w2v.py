@@ -20,7 +20,7 @@ and, through the model they train, in fold j - 1's d. Its variance is therefore 
 over folds of (each fold's name-bootstrap variance with the models held fixed, 2,000
 replicates: cheap) plus what retraining adds, measured by ``retrain`` bootstrap replicates
 per fold that resample the fold's names (within run and gender), retrain its model on them
-and score fold j - 1 again (``Fold.variance``); the interval is d +- z se. The test over
+and score fold j - 1 again (``Fold.added``; ``pooled``); the interval is d +- z se. The test over
 name means combines each fold's Mann-Whitney z (Stouffer); under the null it needs no
 retraining (a fold's d has mean 0 whatever model scores it).
 
@@ -80,26 +80,26 @@ class Fold:
     via_other: tuple[float, ...] = ()
 
     @property
-    def variance(self) -> float:
-        """This fold's names' part of k^2 var(mean d). sd^2 (names resampled, models held fixed) holds the
-        names' own chance and its product with whatever model scores them. Retraining adds the model's own
-        variation along the real difference, cov(via_model, via_other): two folds' shifts whose names'
-        chance imbalances are independent, so that only their common part, the real difference, survives
-        (var(via_model) would count the product with the names' chance again: too wide under the null);
-        and 2 cov(own, via_model): a fold's names move its own d and, through the model they train, the
-        previous fold's (what makes neighbouring folds' d correlated). Not cov(own, via_other): the other
-        fold trained the model that scores this one, so that covariance is not 0 even with no real
-        difference. Without retraining replicates: sd^2."""
+    def added(self) -> float:
+        """What retraining adds to this fold's names' part of k^2 var(mean d), beyond sd^2 (names resampled,
+        models held fixed: the names' own chance and its product with whatever model scores them): the
+        model's own variation along the real difference, cov(via_model, via_other), two folds' shifts whose
+        names' chance imbalances are independent, so that only their common part, the real difference,
+        survives (var(via_model) would count the product with the names' chance again: too wide under the
+        null); and 2 cov(own, via_model): a fold's names move its own d and, through the model they train,
+        the previous fold's (what makes neighbouring folds' d correlated). Not cov(own, via_other): the
+        other fold trained the model that scores this one, so that covariance is not 0 even with no real
+        difference. 0 without retraining replicates; may be negative (chance in few replicates)."""
         import numpy as np
 
         if len(self.own) < 2:
-            return self.sd**2
+            return 0.0
         own, via, other = (np.asarray(x, dtype=float) for x in (self.own, self.via_model, self.via_other))
 
         def cov(x: Any, y: Any) -> float:
             return float(((x - x.mean()) * (y - y.mean())).sum() / (len(x) - 1))
 
-        return self.sd**2 + cov(via, other) + 2 * cov(own, via)
+        return cov(via, other) + 2 * cov(own, via)
 
 
 @dataclass(frozen=True)
@@ -278,15 +278,16 @@ def published_words(sentences: Sequence[Sequence[str]]) -> list[list[str]]:
 
 
 def pooled(parts: Sequence[Fold]) -> tuple[float, float, float]:
-    """(d, se, z) of the folds together: the mean d; se = sqrt(sum of the folds' ``variance``) / k
-    and the Stouffer z when there are three or more (fold j scored by the model of fold j + 1 in a
-    cycle: each fold's names move the mean through their own d and the next model, and the folds'
-    names are independent, so their parts add; under the null no two folds' d share a source, so
-    the retraining part is near 0), and the mean of the sds and of the z when there are two (each
-    fold's model scores the other: their d share the product of both folds' chance imbalances, and
-    the mean of the sds is the bound). With the name bootstrap alone (models held fixed) the se is
-    right under the null but 0.67-0.76 of the sd of d under a real difference, where the trained
-    axes vary with the names that train them (docs/hobbies.md)."""
+    """(d, se, z) of the folds together: the mean d; with three or more folds (fold j scored by the
+    model of fold j + 1 in a cycle: each fold's names move the mean through their own d and the next
+    model, and the folds' names are independent, so their parts add) se = sqrt(sum of the folds' sd^2
+    + max(0, sum of what retraining adds, ``Fold.added``)) / k, the retraining part never narrowing the
+    name bootstrap's interval (few replicates can make it negative by chance; under the null it is near
+    0: no two folds' d share a source), and the Stouffer z; with two folds (each fold's model scores the
+    other: their d share the product of both folds' chance imbalances) the mean of the sds (the bound)
+    and of the z. With the name bootstrap alone (models held fixed) the se is right under the null but
+    0.67-0.76 of the sd of d under a real difference, where the trained axes vary with the names that
+    train them (docs/hobbies.md)."""
     import numpy as np
 
     d = np.array([p.d for p in parts], dtype=float)
@@ -294,8 +295,8 @@ def pooled(parts: Sequence[Fold]) -> tuple[float, float, float]:
     z = np.array([p.z for p in parts], dtype=float)
     k = len(parts)
     if k >= 3:
-        total = sum(p.variance for p in parts)
-        return float(d.mean()), float(np.sqrt(max(total, 0.0)) / k), float(z.sum() / np.sqrt(k))
+        total = float((sd**2).sum()) + max(sum(p.added for p in parts), 0.0)
+        return float(d.mean()), float(np.sqrt(total) / k), float(z.sum() / np.sqrt(k))
     return float(d.mean()), float(sd.mean()), float(z.mean())
 
 
