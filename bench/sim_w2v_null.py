@@ -149,9 +149,21 @@ def se_of(row, retrain: int, whole: bool = False) -> float:
     return w2v.pooled(parts)[1]
 
 
-def summary(frame) -> list[str]:
+def reference(items: list[str] | None) -> dict:
+    """``--against`` items family:names:truth=target,sd as {(family, names, truth): (target, sd)}."""
+    out = {}
+    for item in items or []:
+        key, values = item.split("=")
+        family, names, truth = key.split(":")
+        target, sd = (float(x) for x in values.split(","))
+        out[(family, int(names), truth)] = (target, sd)
+    return out
+
+
+def summary(frame, against: dict | None = None) -> list[str]:
     """The tables (markdown) from raw rows: per family, size, truth, way: the interval with each se
-    the rows allow (models held fixed; 3, 5 and the rows' retraining replicates per fold), then the tests."""
+    the rows allow (models held fixed; 3, 5 and the rows' retraining replicates per fold), then the tests;
+    ``against``: per (family, names, truth) a target and sd of d to judge by in place of the rows' own."""
     from scipy.stats import norm
 
     q = norm.isf(0.025)
@@ -166,6 +178,9 @@ def summary(frame) -> list[str]:
         d = g["d"].to_numpy(float)
         target = 0.0 if truth == "null" else d.mean()
         oracle = d.std(ddof=1)
+        given = (against or {}).get((family, int(names), truth))
+        if given is not None:  # a larger run's target and sd of d at the same size (--against)
+            target, oracle = given
         size = f"{names}+{names} x {samples}"
         top = int(g["retrain"].min()) if "retrain" in g and g["retrain"].notna().all() else 0
         if way.startswith("cross-fit, 3"):
@@ -212,9 +227,12 @@ def main() -> None:
     parser.add_argument("--start", type=int, default=0, help="first replicate (its seeds)")
     parser.add_argument("--raw", type=Path, default=None, help="append one row per replicate and way to this CSV")
     parser.add_argument("--summary", type=Path, nargs="+", default=None, help="print the tables of raw CSVs")
+    parser.add_argument("--against", nargs="+", default=None, metavar="FAMILY:NAMES:TRUTH=TARGET,SD",
+                        help="judge a cell by another run's target and sd of d (e.g. more replicates, same seeds)")
     args = parser.parse_args()
     if args.summary:
-        print("\n".join(summary(pd.concat([read_raw(p) for p in args.summary], ignore_index=True))))
+        print("\n".join(summary(pd.concat([read_raw(p) for p in args.summary], ignore_index=True),
+                                reference(args.against))))
         return
     t0 = time.perf_counter()
     print(f"{args.family}: {args.names}+{args.names} names x {args.samples} samples, {args.reps} replicates from "
