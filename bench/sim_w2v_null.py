@@ -2,6 +2,7 @@
 
     python bench/sim_w2v_null.py --family synth --names 214 --samples 10 --reps 100 --raw out.csv
     python bench/sim_w2v_null.py --summary out.csv [more.csv ...]       # the tables from raw rows
+    python bench/sim_w2v_null.py --summary out.csv --against synth:214:real=0.348,0.136  # a larger run's truth
 
 Families (each run's names nested in genders, each name's own mixture drawn around its
 gender's, seed = 1000 + replicate):
@@ -15,11 +16,14 @@ gender's, seed = 1000 + replicate):
   topic mix; real: ``hobbies_topics.PLANTED`` (shares moved by 0.02).
 
 Each replicate is compared alone (``w2v.compare``) the corrected way (cross-fit, ``--folds``
-k: d within each fold of names, averaged; se from the folds' name-bootstrap sds,
-``w2v.pooled``) and, with ``--ways cross-fit,001``, 001's way (one model, in-sample, names
-kept). One raw row per
-replicate and way: d, se, the folds' d, sd and Mann-Whitney z, and p-values of the tests
-compared (``TESTS``). The summary's truth for d is 0 under the null and, for a real
+k: d within each fold of names, averaged; se from the folds' name-bootstrap sds and what
+``--retrain`` retrainings a fold add, ``w2v.pooled``) and, with ``--ways cross-fit,001``,
+001's way (one model, in-sample, names kept). One raw row per replicate and way: d, se, the
+folds' d, sd, Mann-Whitney z and retraining shifts (own, via, other), CPU seconds and load,
+and p-values of the tests compared (``TESTS``); the summary recomputes each se variant
+(name bootstrap alone, 3, 5 and all retrainings a fold, and var(via) in place of the
+covariance) from the same rows, and ``--against`` judges a cell by a larger run's target
+and sd of d. The summary's truth for d is 0 under the null and, for a real
 difference, the mean d over the replicates (the procedure's own estimand at that size: a
 trained axis makes d depend on the corpus), with its Monte-Carlo se.
 """
