@@ -20,7 +20,8 @@ and, through the model they train, in fold j - 1's d. Its variance is therefore 
 over folds of (each fold's name-bootstrap variance with the models held fixed, 2,000
 replicates: cheap) plus what retraining adds, measured by ``retrain`` bootstrap replicates
 per fold that resample the fold's names (within run and gender), retrain its model on them
-and score fold j - 1 again (``Fold.added``; ``pooled``); the interval is d +- z se. The test over
+and score fold j - 1 again (``Fold.added``; ``pooled``: never below the name bootstrap's
+variance); the interval is d +- z se. The test over
 name means combines each fold's Mann-Whitney z (Stouffer); under the null it needs no
 retraining (a fold's d has mean 0 whatever model scores it).
 
