@@ -153,7 +153,8 @@ TOPICS_WIDE = {"female": [0.16, 0.11, 0.15, 0.14, 0.14, 0.1, 0.1, 0.1],
                "male": [0.24, 0.19, 0.15, 0.06, 0.06, 0.1, 0.1, 0.1]}
 
 
-@pytest.mark.parametrize("make, truth, reps, found", [(synth.texts, synth.PLANTED, 12, 12), (topics.texts, TOPICS_WIDE, 8, 7)],
+@pytest.mark.parametrize("make, truth, reps, found",
+                         [(synth.texts, synth.PLANTED, 12, 12), (topics.texts, TOPICS_WIDE, 8, 7)],
                          ids=["sentences", "topics"])
 def test_under_a_real_difference_the_se_counts_the_trained_axes_variation(make, truth, reps, found):
     # 30 + 30 names x 6 texts, seeds 100 + s, the tool's retraining (w2v.RETRAIN a fold). The trained axes vary

@@ -327,7 +327,8 @@ def combine(run: RunTexts, way: str, scores: Any, fold: Any, n_boot: int, seed: 
         part = fold_numbers(by_name[[fold_of[n] == k for n in by_name["name"]]].reset_index(drop=True), n_boot,
                             seed + k)
         if len(shifts):
-            part = replace(part, **{f: tuple(map(float, x)) for f, x in zip(("own", "via_model", "via_other"), shifts[k])})
+            fields = ("own", "via_model", "via_other")
+            part = replace(part, **{f: tuple(map(float, x)) for f, x in zip(fields, shifts[k])})
         parts.append(part)
     d, se, z = pooled(parts)
     q = norm.isf((1 - level) / 2)
