@@ -2,6 +2,7 @@
 
     python bench/sim_w2v_null.py --family synth --names 214 --samples 10 --reps 100 --raw out.csv
     python bench/sim_w2v_null.py --summary out.csv [more.csv ...]       # the tables from raw rows
+    python bench/sim_w2v_null.py --summary out.csv --against synth:214:real=0.348,0.136  # a larger run's truth
 
 Families (each run's names nested in genders, each name's own mixture drawn around its
 gender's, seed = 1000 + replicate):
@@ -15,11 +16,14 @@ gender's, seed = 1000 + replicate):
   topic mix; real: ``hobbies_topics.PLANTED`` (shares moved by 0.02).
 
 Each replicate is compared alone (``w2v.compare``) the corrected way (cross-fit, ``--folds``
-k: d within each fold of names, averaged; se from the folds' name-bootstrap sds,
-``w2v.pooled``) and, with ``--ways cross-fit,001``, 001's way (one model, in-sample, names
-kept). One raw row per
-replicate and way: d, se, the folds' d, sd and Mann-Whitney z, and p-values of the tests
-compared (``TESTS``). The summary's truth for d is 0 under the null and, for a real
+k: d within each fold of names, averaged; se from the folds' name-bootstrap sds and what
+``--retrain`` retrainings a fold add, ``w2v.pooled``) and, with ``--ways cross-fit,001``,
+001's way (one model, in-sample, names kept). One raw row per replicate and way: d, se, the
+folds' d, sd, Mann-Whitney z and retraining shifts (own, via, other), CPU seconds and load,
+and p-values of the tests compared (``TESTS``); the summary recomputes each se variant
+(name bootstrap alone, 3, 5 and all retrainings a fold, and var(via) in place of the
+covariance) from the same rows, and ``--against`` judges a cell by a larger run's target
+and sd of d. The summary's truth for d is 0 under the null and, for a real
 difference, the mean d over the replicates (the procedure's own estimand at that size: a
 trained axis makes d depend on the corpus), with its Monte-Carlo se.
 """
@@ -92,7 +96,7 @@ def extra_tests(r) -> dict:
 
 
 def simulate(family: str, truth_name: str, names: int, samples: int, reps: int, n_boot: int,
-             ways: tuple[str, ...], start: int, raw: Path | None, k: int = 3) -> list[dict]:
+             ways: tuple[str, ...], start: int, raw: Path | None, k: int = 3, retrain: int = 0) -> list[dict]:
     from stereoprobe.studies.hobbies import w2v
 
     truth = truths(family)[truth_name]
@@ -100,12 +104,18 @@ def simulate(family: str, truth_name: str, names: int, samples: int, reps: int, 
     for rep in range(start, start + reps):
         run = run_texts(family, truth, names, samples, seed=1000 + rep)
         for way in ways:
-            r = w2v.compare([run], seed=rep, n_boot=n_boot, way=way, k=k)[0]
+            cpu = time.process_time()
+            r = w2v.compare([run], seed=rep, n_boot=n_boot, way=way, k=k, retrain=retrain)[0]
             row = {"family": family, "names": names, "samples": samples, "truth": truth_name,
                    "way": f"cross-fit, {k} folds" if way == "cross-fit" else way,
-                   "rep": rep, "d": r.d, "se": r.se, "p_fold": r.p_names if way == "cross-fit" else np.nan}
+                   "rep": rep, "d": r.d, "se": r.se, "p_fold": r.p_names if way == "cross-fit" else np.nan,
+                   "retrain": retrain if way == "cross-fit" else 0, "cpu": time.process_time() - cpu,
+                   "load": os.getloadavg()[0]}
             for j, part in enumerate(r.folds):
-                row.update({f"d{j}": part.d, f"sd{j}": part.sd, f"z{j}": part.z})
+                row.update({f"d{j}": part.d, f"sd{j}": part.sd, f"z{j}": part.z,
+                            f"own{j}": " ".join(f"{x:.6g}" for x in part.own),
+                            f"via{j}": " ".join(f"{x:.6g}" for x in part.via_model),
+                            f"other{j}": " ".join(f"{x:.6g}" for x in part.via_other)})
             row.update(extra_tests(r))
             rows.append(row)
             if raw is not None:
@@ -119,7 +129,8 @@ def simulate(family: str, truth_name: str, names: int, samples: int, reps: int, 
 
 
 FIELDS = ["family", "names", "samples", "truth", "way", "rep", "d", "se", "d0", "sd0", "z0", "d1", "sd1", "z1",
-          "d2", "sd2", "z2", *TESTS]
+          "d2", "sd2", "z2", *TESTS, "retrain", "own0", "via0", "other0", "own1", "via1",
+          "other1", "own2", "via2", "other2", "cpu", "load"]
 
 
 def share(x) -> str:
@@ -128,30 +139,69 @@ def share(x) -> str:
     return f"{100 * p:.1f}% ± {100 * np.sqrt(p * (1 - p) / len(x)):.1f}"
 
 
-def summary(frame) -> list[str]:
-    """The tables (markdown) from raw rows: per family, size, truth, way."""
+def se_of(row, retrain: int, whole: bool = False) -> float:
+    """A raw row's se with the first ``retrain`` retraining replicates per fold (0: the name bootstrap
+    alone, models held fixed), by the tool's own rule (``w2v.pooled``); ``whole``: var(via) in place of
+    cov(via, other) (what a plain retraining bootstrap would count: the check from above)."""
+    from stereoprobe.studies.hobbies import w2v
+
+    parts = []
+    for j in range(3):
+        own, via, other = (tuple(float(x) for x in str(row[f"{c}{j}"]).split()[:retrain]) if retrain > 1 else ()
+                           for c in ("own", "via", "other"))
+        parts.append(w2v.Fold(row[f"d{j}"], row[f"sd{j}"], row[f"z{j}"], 0, 0, own, via, via if whole else other))
+    return w2v.pooled(parts)[1]
+
+
+def reference(items: list[str] | None) -> dict:
+    """``--against`` items family:names:truth=target,sd as {(family, names, truth): (target, sd)}."""
+    out = {}
+    for item in items or []:
+        key, values = item.split("=")
+        family, names, truth = key.split(":")
+        target, sd = (float(x) for x in values.split(","))
+        out[(family, int(names), truth)] = (target, sd)
+    return out
+
+
+def summary(frame, against: dict | None = None) -> list[str]:
+    """The tables (markdown) from raw rows: per family, size, truth, way: the interval with each se
+    the rows allow (models held fixed; 3, 5 and the rows' retraining replicates per fold), then the tests;
+    ``against``: per (family, names, truth) a target and sd of d to judge by in place of the rows' own."""
     from scipy.stats import norm
 
     q = norm.isf(0.025)
-    lines = ["| family | names x texts | truth | way | reps | mean d (± se) | target | sd of d (oracle) | "
-             "se / oracle | 95% interval covers the target | tool's test p < 0.05 | pooled name means | "
-             "centred name means | over texts |",
-             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["Seeds: replicate r's texts 1000 + r; its folds, Word2Vec models, name bootstrap and retraining r.",
+             "", "| family | names x texts | truth | se | replicates | reps | mean d (± se) | target | "
+             "sd of d (oracle) | mean se / oracle | 95% interval covers the target | CPU s a replicate |",
+             "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    tests = ["| family | names x texts | truth | way | reps | tool's test p < 0.05 | pooled name means | "
+             "centred name means | over texts |", "|---|---|---|---|---:|---:|---:|---:|---:|"]
     for key, g in frame.groupby(["family", "names", "samples", "truth", "way"], sort=False):
         family, names, samples, truth, way = key
         d = g["d"].to_numpy(float)
         target = 0.0 if truth == "null" else d.mean()
         oracle = d.std(ddof=1)
-        se = g["se"].to_numpy(float)
-        crossed = way.startswith("cross-fit")
-        covers = share(np.abs(d - target) <= q * se) if crossed else "-"
-        ratio = f"{np.mean(se) / oracle:.2f}" if crossed else "-"
-        tests = [share(g[t].to_numpy(float) < 0.05) if g[t].notna().all() else "-"
+        given = (against or {}).get((family, int(names), truth))
+        if given is not None:  # a larger run's target and sd of d at the same size (--against)
+            target, oracle = given
+        size = f"{names}+{names} x {samples}"
+        top = int(g["retrain"].min()) if "retrain" in g and g["retrain"].notna().all() else 0
+        if way.startswith("cross-fit, 3"):
+            reps = f"{int(g['rep'].min())}-{int(g['rep'].max())}"
+            variants = [(r, False) for r in sorted({0, *(x for x in (3, 5) if x < top), top})]
+            for r, whole in variants + ([(top, True)] if top > 1 else []):
+                se = np.array([se_of(row, r, whole) for _, row in g.iterrows()])
+                label = ("models held fixed (name bootstrap alone)" if r == 0 else
+                         f"retrain {r} a fold, var(via) (too wide)" if whole else f"retrain {r} a fold")
+                cpu = f"{g['cpu'].mean():.1f}" if r == top and not whole and "cpu" in g else ""
+                lines.append(f"| {family} | {size} | {truth} | {label} | {reps} | {len(g)} | {d.mean():+.3f} ± "
+                             f"{oracle / np.sqrt(len(d)):.3f} | {target:+.3f} | {oracle:.3f} | "
+                             f"{np.mean(se) / oracle:.2f} | {share(np.abs(d - target) <= q * se)} | {cpu} |")
+        rates = [share(g[t].to_numpy(float) < 0.05) if g[t].notna().all() else "-"
                  for t in ("p_fold", "p_names_pooled", "p_names_centred", "p_texts")]
-        lines.append(f"| {family} | {names}+{names} x {samples} | {truth} | {way} | {len(g)} | "
-                     f"{d.mean():+.3f} ± {oracle / np.sqrt(len(d)):.3f} | {target:+.3f} | {oracle:.3f} | {ratio} | "
-                     f"{covers} | {' | '.join(tests)} |")
-    return lines
+        tests.append(f"| {family} | {size} | {truth} | {way} | {len(g)} | {' | '.join(rates)} |")
+    return lines + [""] + tests
 
 
 def read_raw(path: Path):
@@ -176,12 +226,17 @@ def main() -> None:
     parser.add_argument("--truths", default="null,real")
     parser.add_argument("--ways", default="cross-fit")
     parser.add_argument("--folds", type=int, default=3, help="cross-fitting's folds of names")
+    parser.add_argument("--retrain", type=int, default=10,
+                        help="retraining bootstrap replicates per fold (the summary also shows fewer, and none)")
     parser.add_argument("--start", type=int, default=0, help="first replicate (its seeds)")
     parser.add_argument("--raw", type=Path, default=None, help="append one row per replicate and way to this CSV")
     parser.add_argument("--summary", type=Path, nargs="+", default=None, help="print the tables of raw CSVs")
+    parser.add_argument("--against", nargs="+", default=None, metavar="FAMILY:NAMES:TRUTH=TARGET,SD",
+                        help="judge a cell by another run's target and sd of d (e.g. more replicates, same seeds)")
     args = parser.parse_args()
     if args.summary:
-        print("\n".join(summary(pd.concat([read_raw(p) for p in args.summary], ignore_index=True))))
+        print("\n".join(summary(pd.concat([read_raw(p) for p in args.summary], ignore_index=True),
+                                reference(args.against))))
         return
     t0 = time.perf_counter()
     print(f"{args.family}: {args.names}+{args.names} names x {args.samples} samples, {args.reps} replicates from "
@@ -189,7 +244,7 @@ def main() -> None:
     rows = []
     for t in args.truths.split(","):
         rows += simulate(args.family, t, args.names, args.samples, args.reps, args.bootstrap,
-                         tuple(args.ways.split(",")), args.start, args.raw, args.folds)
+                         tuple(args.ways.split(",")), args.start, args.raw, args.folds, args.retrain)
     print("\n".join(summary(pd.DataFrame(rows))))
     print(f"\n{time.perf_counter() - t0:.0f} s; load after {os.getloadavg()[0]:.2f}")
 

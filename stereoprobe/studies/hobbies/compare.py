@@ -48,9 +48,11 @@ NOTE = (
     "towards “she” even when there is no difference, so it has no interval here.</p>"
     "<p><strong>What they do not mean.</strong> The axes are learnt from these texts alone, so d says which "
     "words the compared models use near “she” and “he”; a d is comparable between runs of one comparison, not "
-    "between comparisons. The interval resamples names with the trained models held fixed: with no real "
-    "difference it covers 0 as often as it says; with a real one it is about a quarter too narrow (the axes "
-    "themselves vary from run to run; docs/hobbies.md). No test over texts (each text one observation) is "
+    "between comparisons. The interval resamples names within each fold and, a few times a fold (the "
+    "settings below say how many), retrains that fold's model on the resampled names' texts, so it counts "
+    "how the trained axes vary with the texts that train them as well as which names happened to be drawn "
+    "(its coverage at a known truth: docs/hobbies.md). "
+    "No test over texts (each text one observation) is "
     "shown: a name's texts are one "
     "cluster, and such a test can reject a true null more often than it says (docs/hobbies.md).</p>"
 )
@@ -128,6 +130,8 @@ def beside(design: str, metric: str, unit: str) -> tuple[str, list[str]]:
 
 
 def compare_runs(runs: Sequence[Path], n_boot: int = 2000, seed: int = 2023, level: float = 0.95) -> HobbiesComparison:
+    """The two ways over ``runs``: the corrected measure (its se with ``w2v.RETRAIN`` retraining replicates
+    a fold) and 001's."""
     import pandas as pd
 
     from stereoprobe.errors import DataError
@@ -139,7 +143,7 @@ def compare_runs(runs: Sequence[Path], n_boot: int = 2000, seed: int = 2023, lev
     labels = _labels(runs, [m for m, _ in loaded])
     designs = [m.design or "default" for m, _ in loaded]
     texts = [w2v.RunTexts(lab, t.sentences, t.words, t.genders, t.names) for lab, (_, t) in zip(labels, loaded)]
-    corrected = w2v.compare(texts, seed=seed, n_boot=n_boot, level=level, way="cross-fit")
+    corrected = w2v.compare(texts, seed=seed, n_boot=n_boot, level=level, way="cross-fit", retrain=w2v.RETRAIN)
     theirs = w2v.compare(texts, seed=seed, n_boot=n_boot, level=level, way="001")
     rows = []
     for r, o, design in zip(corrected, theirs, designs):
@@ -151,7 +155,7 @@ def compare_runs(runs: Sequence[Path], n_boot: int = 2000, seed: int = 2023, lev
         row.update(d_001=o.d, p_001=o.p_names, unscored=r.unscored)
         rows.append(row)
     meta = {MARK: True, "runs": [str(Path(r).resolve()) for r in runs], "labels": labels, "designs": designs,
-            "seed": seed, "bootstrap": n_boot, "level": level, "folds": w2v.FOLDS,
+            "seed": seed, "bootstrap": n_boot, "level": level, "folds": w2v.FOLDS, "retrain": w2v.RETRAIN,
             "scoring": f"corrected: cross-fitted ({w2v.FOLDS} folds of names); 001's way: in-sample, names kept",
             "word2vec": {**w2v.SETTINGS, "workers": 1}}
     return HobbiesComparison(corrected, theirs, designs, pd.DataFrame(rows), meta)
@@ -216,7 +220,8 @@ def _page(result: HobbiesComparison, png: bytes) -> str:
             "(214 names a gender x 10 texts).</p><ul>" + "".join(reasons) + "</ul>")
     settings = [("runs", ", ".join(result.meta["runs"])), ("designs", ", ".join(result.designs)),
                 ("Word2Vec", json.dumps(result.meta["word2vec"])), ("scoring", result.meta["scoring"]),
-                ("seed", str(result.meta["seed"])), ("bootstrap", str(result.meta["bootstrap"]))]
+                ("seed", str(result.meta["seed"])), ("bootstrap", str(result.meta["bootstrap"])),
+                ("retraining", f"{result.meta['retrain']} bootstrap replicates a fold, each model retrained")]
     return fill_shell("How far apart are female- and male-name texts, model by model?",
                       esc(f"{len(result.runs)} hobbies runs · Word2Vec, corrected and 001's way"), findings,
                       "Scores from Word2Vec models trained on these runs' texts only; the corrected measure scores "

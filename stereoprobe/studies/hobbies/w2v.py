@@ -15,10 +15,15 @@ fold j + 1's texts (mod 3, a cycle), so no text is scored by a model that learnt
 The scored words leave out stop words, the student's name and gendered pronouns
 (``text.content_words``). The folds' scores come from different models and sit at
 different centres, so d is computed **within each fold** (Cohen's d over its name means)
-and the three are averaged; its standard error combines the folds' bootstrap sds (names
-resampled within each gender) as independent, which under the null they are in a cycle of
-three and are not with two folds that score each other (``pooled``); the interval is
-d +- z se. The test over name means combines each fold's Mann-Whitney z (Stouffer).
+and the three are averaged. Fold j's names move that mean twice: as fold j's scored names
+and, through the model they train, in fold j - 1's d. Its variance is therefore the sum
+over folds of (each fold's name-bootstrap variance with the models held fixed, 2,000
+replicates: cheap) plus what retraining adds, measured by ``retrain`` bootstrap replicates
+per fold that resample the fold's names (within run and gender), retrain its model on them
+and score fold j - 1 again (``Fold.added``; ``pooled``: never below the name bootstrap's
+variance); the interval is d +- z se. The test over
+name means combines each fold's Mann-Whitney z (Stouffer); under the null it needs no
+retraining (a fold's d has mean 0 whatever model scores it).
 
 ``way="001"`` (Sterlie et al.'s own way, for the published design): one model trained on
 all the texts of every run scores those same texts; the scored words are the tokens less
@@ -33,13 +38,16 @@ part, which a test checks with two interpreters of different ``PYTHONHASHSEED``)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 #: Word2Vec settings (gensim names). min_count 2: a word met once has no usable vector.
 SETTINGS = {"vector_size": 100, "window": 5, "min_count": 2, "epochs": 40, "sg": 1, "negative": 5}
 WAYS = ("cross-fit", "001")
 FOLDS = 3  # cross-fitting's folds of names (pooled() says why three)
+#: Bootstrap replicates per fold that retrain the fold's model (each a third of one training
+#: of all the texts): the interval's coverage at a known truth, docs/hobbies.md.
+RETRAIN = 10
 
 
 @dataclass(frozen=True)
@@ -56,14 +64,43 @@ class RunTexts:
 
 @dataclass(frozen=True)
 class Fold:
-    """One fold's numbers: Cohen's d over its name means, the name-bootstrap sd of that d,
-    and the Mann-Whitney z over its name means (positive: female names higher)."""
+    """One fold's numbers: Cohen's d over its name means, the name-bootstrap sd of that d
+    (models held fixed), the Mann-Whitney z over its name means (positive: female names
+    higher), and per retraining replicate (this fold's names resampled, its model retrained on
+    them): ``own``, the shift of this fold's d (models held fixed); ``via_model``, the shift of
+    the previous fold's d, which this fold's model scores; ``via_other``, the shift of another
+    fold's d had this fold's model scored it (a fold whose names did not train it either)."""
 
     d: float
     sd: float
     z: float
     female_names: int
     male_names: int
+    own: tuple[float, ...] = ()
+    via_model: tuple[float, ...] = ()
+    via_other: tuple[float, ...] = ()
+
+    @property
+    def added(self) -> float:
+        """What retraining adds to this fold's names' part of k^2 var(mean d), beyond sd^2 (names resampled,
+        models held fixed: the names' own chance and its product with whatever model scores them): the
+        model's own variation along the real difference, cov(via_model, via_other), two folds' shifts whose
+        names' chance imbalances are independent, so that only their common part, the real difference,
+        survives (var(via_model) would count the product with the names' chance again: too wide under the
+        null); and 2 cov(own, via_model): a fold's names move its own d and, through the model they train,
+        the previous fold's (what makes neighbouring folds' d correlated). Not cov(own, via_other): the
+        other fold trained the model that scores this one, so that covariance is not 0 even with no real
+        difference. 0 without retraining replicates; may be negative (chance in few replicates)."""
+        import numpy as np
+
+        if len(self.own) < 2:
+            return 0.0
+        own, via, other = (np.asarray(x, dtype=float) for x in (self.own, self.via_model, self.via_other))
+
+        def cov(x: Any, y: Any) -> float:
+            return float(((x - x.mean()) * (y - y.mean())).sum() / (len(x) - 1))
+
+        return cov(via, other) + 2 * cov(own, via)
 
 
 @dataclass(frozen=True)
@@ -115,19 +152,30 @@ def axis(wv: Any) -> tuple[Any, Any]:
     return beta, (f - beta) / np.linalg.norm(f - beta)
 
 
-def text_scores(wv: Any, words: Sequence[Sequence[str]]) -> Any:
-    """The mean scalar projection of each text's words in the vocabulary (NaN if none)."""
+def encode(words: Sequence[Sequence[str]]) -> tuple[list[str], Any, Any, int]:
+    """Texts' words as (the distinct words, each word's index among them, each word's text, the number of
+    texts): read once, scored by any number of models (``text_scores``)."""
+    import numpy as np
+
+    seen: dict[str, int] = {}
+    ids = np.fromiter((seen.setdefault(w, len(seen)) for ws in words for w in ws), dtype=np.int64)
+    return list(seen), ids, np.repeat(np.arange(len(words)), [len(ws) for ws in words]), len(words)
+
+
+def text_scores(wv: Any, words: Sequence[Sequence[str]] = (), coded: Any = None) -> Any:
+    """The mean scalar projection of each text's words in the vocabulary (NaN if none); ``coded``:
+    ``encode(words)`` instead of the words, made once where one set of texts meets several models."""
     import numpy as np
 
     beta, a = axis(wv)
     proj = (wv.vectors.astype(np.float64) - beta) @ a  # one per vocabulary word
-    index = wv.key_to_index
-    out = np.full(len(words), np.nan)
-    for i, ws in enumerate(words):
-        known = [index[w] for w in ws if w in index]
-        if known:
-            out[i] = proj[known].mean()
-    return out
+    distinct, ids, text, texts = coded if coded is not None else encode(words)
+    row = np.array([wv.key_to_index.get(w, -1) for w in distinct], dtype=np.int64)[ids]
+    known = row >= 0
+    n = np.bincount(text[known], minlength=texts)
+    total = np.bincount(text[known], weights=proj[row[known]], minlength=texts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, total / n, np.nan)
 
 
 def cohens_d(x: Any, y: Any) -> float:
@@ -149,24 +197,31 @@ def name_means(names: Sequence[str], genders: Sequence[str], scores: Any) -> Any
     return frame.groupby(["name", "gender"], sort=True)["score"].mean().reset_index()
 
 
-def bootstrap_d(by_name: Any, n_boot: int, seed: int) -> Any:
-    """Cohen's d over name means in ``n_boot`` replicates, names resampled within each gender."""
+def weighted_d(female: Any, scores: Any, w: Any) -> Any:
+    """Cohen's d over name means (female minus male) with each name counted ``w`` times, one d per
+    row of ``w`` (names x columns): a bootstrap's replicates in one pass."""
     import numpy as np
 
-    from stereoprobe.stats import cluster_weights
-
-    female = (by_name["gender"] == "female").to_numpy()
-    s = by_name["score"].to_numpy(dtype=float)
-    w = cluster_weights([by_name["name"].to_numpy()], n_boot, seed=seed, strata=female).astype(np.float64)
     parts = []
     for side in (female, ~female):  # per replicate: names, mean, sum of squared deviations
-        ws, x = w[:, side], s[side]
+        ws, x = w[:, side], scores[side]
         n = ws.sum(axis=1)
         mean = ws @ x / n
         parts.append((n, mean, ws @ x**2 - n * mean**2))
     (nf, mf, ssf), (nm, mm, ssm) = parts
     with np.errstate(invalid="ignore", divide="ignore"):
         return (mf - mm) / np.sqrt((ssf + ssm) / (nf + nm - 2))
+
+
+def bootstrap_d(by_name: Any, n_boot: int, seed: Any) -> Any:
+    """Cohen's d over name means in ``n_boot`` replicates, names resampled within each gender."""
+    import numpy as np
+
+    from stereoprobe.stats import cluster_weights
+
+    female = (by_name["gender"] == "female").to_numpy()
+    w = cluster_weights([by_name["name"].to_numpy()], n_boot, seed=seed, strata=female).astype(np.float64)
+    return weighted_d(female, by_name["score"].to_numpy(dtype=float), w)
 
 
 def mann_whitney_z(f: Any, m: Any) -> float:
@@ -224,14 +279,16 @@ def published_words(sentences: Sequence[Sequence[str]]) -> list[list[str]]:
 
 
 def pooled(parts: Sequence[Fold]) -> tuple[float, float, float]:
-    """(d, se, z) of the folds together: the mean d, and a se and z that read the folds as
-    independent when there are three or more (fold j scored by the model of fold j + 1 in a
-    cycle: under the null no two folds' d share a source, so they are uncorrelated) and as
-    perfectly correlated when there are two (each fold's model scores the other: their d share
-    the product of both folds' chance imbalances, and the mean of the sds is the bound). Under a
-    real difference the folds' d are positively correlated after all (a fold whose names differ
-    more trains a sharper axis for the next) and the models vary from run to run, which the name
-    bootstrap holds fixed: the se is then about a quarter too small (docs/hobbies.md)."""
+    """(d, se, z) of the folds together: the mean d; with three or more folds (fold j scored by the
+    model of fold j + 1 in a cycle: each fold's names move the mean through their own d and the next
+    model, and the folds' names are independent, so their parts add) se = sqrt(sum of the folds' sd^2
+    + max(0, sum of what retraining adds, ``Fold.added``)) / k, the retraining part never narrowing the
+    name bootstrap's interval (few replicates can make it negative by chance; under the null it is near
+    0: no two folds' d share a source), and the Stouffer z; with two folds (each fold's model scores the
+    other: their d share the product of both folds' chance imbalances) the mean of the sds (the bound)
+    and of the z. With the name bootstrap alone (models held fixed) the se is right under the null but
+    0.67-0.76 of the sd of d under a real difference, where the trained axes vary with the names that
+    train them (docs/hobbies.md)."""
     import numpy as np
 
     d = np.array([p.d for p in parts], dtype=float)
@@ -239,13 +296,15 @@ def pooled(parts: Sequence[Fold]) -> tuple[float, float, float]:
     z = np.array([p.z for p in parts], dtype=float)
     k = len(parts)
     if k >= 3:
-        return float(d.mean()), float(np.sqrt((sd**2).sum()) / k), float(z.sum() / np.sqrt(k))
+        total = float((sd**2).sum()) + max(sum(p.added for p in parts), 0.0)
+        return float(d.mean()), float(np.sqrt(total) / k), float(z.sum() / np.sqrt(k))
     return float(d.mean()), float(sd.mean()), float(z.mean())
 
 
 def combine(run: RunTexts, way: str, scores: Any, fold: Any, n_boot: int, seed: int,
-            level: float = 0.95) -> RunProjection:
-    """A run's projection from its text scores (``fold``: each text's fold, or -1 for 001's way)."""
+            level: float = 0.95, shifts: Sequence[tuple[Any, Any]] = ()) -> RunProjection:
+    """A run's projection from its text scores (``fold``: each text's fold, or -1 for 001's way;
+    ``shifts``: per fold, the retraining replicates' (own, via_model, via_other) from ``retrained``)."""
     import numpy as np
     from scipy.stats import norm
 
@@ -263,21 +322,112 @@ def combine(run: RunTexts, way: str, scores: Any, fold: Any, n_boot: int, seed: 
         return RunProjection(**common, d=cohens_d(f, m), d_low=np.nan, d_high=np.nan, se=np.nan,
                              p_names=_p(2 * norm.sf(abs(z))) if np.isfinite(z) else np.nan)
     fold_of = dict(zip(run.names, np.asarray(fold)))
-    parts = tuple(fold_numbers(by_name[[fold_of[n] == k for n in by_name["name"]]].reset_index(drop=True), n_boot,
-                               seed + k) for k in sorted(set(fold_of.values())))
+    parts = []
+    for k in sorted(set(fold_of.values())):
+        part = fold_numbers(by_name[[fold_of[n] == k for n in by_name["name"]]].reset_index(drop=True), n_boot,
+                            seed + k)
+        if len(shifts):
+            fields = ("own", "via_model", "via_other")
+            part = replace(part, **{f: tuple(map(float, x)) for f, x in zip(fields, shifts[k])})
+        parts.append(part)
     d, se, z = pooled(parts)
     q = norm.isf((1 - level) / 2)
     return RunProjection(**common, d=d, d_low=d - q * se, d_high=d + q * se, se=se,
-                         p_names=_p(2 * norm.sf(abs(z))) if np.isfinite(z) else np.nan, folds=parts)
+                         p_names=_p(2 * norm.sf(abs(z))) if np.isfinite(z) else np.nan, folds=tuple(parts))
+
+
+def _fold_texts(runs: Sequence[RunTexts], split: Sequence[Any], fold: int,
+                counts: Sequence[dict[str, int]] | None = None) -> list[Sequence[str]]:
+    """Fold ``fold``'s token lists of every run, each text as many times as its name's count (once if none)."""
+    return [s for i, (r, f) in enumerate(zip(runs, split)) for s, j, n in zip(r.sentences, f, r.names)
+            if j == fold for _ in range(1 if counts is None else counts[i].get(n, 0))]
+
+
+def _fold_tables(runs: Sequence[RunTexts], split: Sequence[Any], scores: Sequence[Any]) -> list[Any]:
+    """Per run, its name means (``name_means``) with each name's fold."""
+    tables = []
+    for r, f, s in zip(runs, split, scores):
+        by_name = name_means(r.names, r.genders, s)
+        fold_of = dict(zip(r.names, f))
+        by_name["fold"] = [fold_of[n] for n in by_name["name"]]
+        tables.append(by_name)
+    return tables
+
+
+def resamples(tables: Sequence[Any], k: int, retrain: int, seed: int) -> list[tuple[Any, list[int]]]:
+    """Per fold h: (multiplicities, ``retrain`` x the fold's names run by run in ``tables``' order, drawn
+    within run and gender; a Word2Vec seed per replicate)."""
+    import numpy as np
+
+    from stereoprobe.stats import cluster_weights
+
+    out = []
+    for h in range(k):
+        here = [t[t["fold"] == h] for t in tables]
+        units = [f"{i}\x00{n}" for i, t in enumerate(here) for n in t["name"]]
+        strata = [f"{i}\x00{g}" for i, t in enumerate(here) for g in t["gender"]]
+        w = cluster_weights([units], retrain, seed=np.random.default_rng([seed, 7, h]), strata=strata)
+        out.append((w, [int(np.random.SeedSequence([seed, h, b]).generate_state(1)[0]) for b in range(retrain)]))
+    return out
+
+
+def retrained(runs: Sequence[RunTexts], split: Sequence[Any], scores: Sequence[Any], models: Sequence[Any],
+              draws: Sequence[tuple[Any, Sequence[int]]]) -> list[list[tuple[Any, Any, Any]]]:
+    """Per run, per fold h: (own, via_model, via_other), one value per row of ``draws[h]``'s multiplicities:
+    fold h's d recomputed over the resampled names with the models held fixed (own); fold h - 1's d when
+    fold h's model is retrained (with that row's seed) on the resampled names' texts, each text as often as
+    its name was drawn (via_model); and fold h + 1's d scored by the retrained model against the same fold
+    scored by fold h's model (via_other); each a shift from the fold's d."""
+    import numpy as np
+
+    tables = _fold_tables(runs, split, scores)
+    k = len(draws)
+    out = [[tuple(np.zeros(len(seeds)) for _ in range(3)) for _, seeds in draws] for _ in runs]
+    for h, (w, seeds) in enumerate(draws):
+        here = [t[t["fold"] == h] for t in tables]
+        female = [(t["gender"] == "female").to_numpy() for t in here]
+        edges = np.cumsum([0] + [len(t) for t in here])
+        scored = []  # per run: the previous fold's texts (scored by fold h's model) and the next fold's
+        for r, f in zip(runs, split):
+            sets = []
+            for g in ((h - 1) % k, (h + 1) % k):
+                ix = np.flatnonzero(np.asarray(f) == g)
+                sets.append((encode([r.words[i] for i in ix]), [r.names[i] for i in ix], [r.genders[i] for i in ix]))
+            scored.append(sets)
+        base = []
+        for i, t in enumerate(here):
+            own = weighted_d(female[i], t["score"].to_numpy(float), np.ones((1, len(t))))[0]
+            via = cohens_d(*_sides(tables[i][tables[i]["fold"] == (h - 1) % k]))
+            coded, names, genders = scored[i][1]
+            other = cohens_d(*_sides(name_means(names, genders, text_scores(models[h], coded=coded))))
+            base.append((own, via, other))
+        for b, model_seed in enumerate(seeds):
+            counts = [dict(zip(t["name"], w[b, edges[i]:edges[i + 1]])) for i, t in enumerate(here)]
+            wv = train(_fold_texts(runs, split, h, counts), seed=model_seed, what=f"A resample of fold {h}'s texts")
+            for i, (r, t) in enumerate(zip(runs, here)):
+                own = weighted_d(female[i], t["score"].to_numpy(float), w[None, b, edges[i]:edges[i + 1]].astype(float))
+                moved = [cohens_d(*_sides(name_means(names, genders, text_scores(wv, coded=coded))))
+                         for coded, names, genders in scored[i]]
+                out[i][h][0][b] = own[0] - base[i][0]
+                out[i][h][1][b] = moved[0] - base[i][1]
+                out[i][h][2][b] = moved[1] - base[i][2]
+    return out
+
+
+def _sides(by_name: Any) -> tuple[Any, Any]:
+    """(female, male) name means of a name_means frame."""
+    female = by_name["gender"] == "female"
+    return by_name.loc[female, "score"].to_numpy(), by_name.loc[~female, "score"].to_numpy()
 
 
 def compare(runs: Sequence[RunTexts], seed: int = 0, n_boot: int = 1000, level: float = 0.95,
-            way: str = "cross-fit", k: int = FOLDS) -> list[RunProjection]:
+            way: str = "cross-fit", k: int = FOLDS, retrain: int = RETRAIN) -> list[RunProjection]:
     """Project each run's texts on the she-he axis (module docstring), the runs in the order given.
 
     ``way="cross-fit"``: ``k`` models, model j trained on fold j of names of every run; fold j's texts are
-    scored by model j + 1 (mod k). ``way="001"``: one model trained on every run's texts scoring those same
-    texts, names kept.
+    scored by model j + 1 (mod k); ``retrain`` bootstrap replicates per fold retrain its model for the se
+    (three or more folds; 0: the name bootstrap alone, models held fixed). ``way="001"``: one model trained
+    on every run's texts scoring those same texts, names kept.
     """
     import numpy as np
 
@@ -294,14 +444,26 @@ def compare(runs: Sequence[RunTexts], seed: int = 0, n_boot: int = 1000, level: 
         if fewest < 2 * k:
             raise DataError(f"{r.run} has {fewest} names of one gender; the comparison cuts each gender's names in "
                             f"{k} folds of at least 2: give runs with at least {2 * k} names a gender.")
+    split, models, scores = cross_fit(runs, seed, k)
+    shifts = [()] * len(runs)
+    if retrain > 1 and k >= 3:
+        shifts = retrained(runs, split, scores, models, resamples(_fold_tables(runs, split, scores), k, retrain, seed))
+    return [combine(r, way, s, f, n_boot, seed, level, sh) for r, s, f, sh in zip(runs, scores, split, shifts)]
+
+
+def cross_fit(runs: Sequence[RunTexts], seed: int, k: int) -> tuple[list[Any], list[Any], list[Any]]:
+    """(each run's folds, the k models, each run's text scores): model j trained on fold j of every run,
+    fold j's texts scored by the model of fold j + 1 (a cycle)."""
+    import numpy as np
+
     split = [folds(r, seed, k) for r in runs]
-    models = [train([s for r, f in zip(runs, split) for s, j in zip(r.sentences, f) if j == fold], seed=seed,
+    models = [train(_fold_texts(runs, split, fold), seed=seed,
                     what=f"The texts of fold {fold} (a {k}th of each run's names)") for fold in range(k)]
-    out = []
+    scores = []
     for r, f in zip(runs, split):
-        scores = np.full(len(r.words), np.nan)
-        for fold in range(k):  # fold j's texts scored by the model of fold j + 1 (a cycle)
+        s = np.full(len(r.words), np.nan)
+        for fold in range(k):
             idx = np.flatnonzero(f == fold)
-            scores[idx] = text_scores(models[(fold + 1) % k], [r.words[i] for i in idx])
-        out.append(combine(r, way, scores, f, n_boot, seed, level))
-    return out
+            s[idx] = text_scores(models[(fold + 1) % k], [r.words[i] for i in idx])
+        scores.append(s)
+    return split, models, scores
