@@ -99,7 +99,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fresh", action="store_true", help="a fresh clone and the README's install first")
     parser.add_argument("--sizes", action="store_true", help="only the designs' sizes")
-    parser.add_argument("--calibrate", type=Path, default=ROOT.parent.parent / "shared" / "tools" / "calibrate.py")
+    parser.add_argument("--calibrate", type=Path, default=ROOT.parent / "shared" / "tools" / "calibrate.py")
     parser.add_argument("--keep", type=Path, default=None, help="keep the folders here")
     args = parser.parse_args()
     result: dict = {"sizes": sizes(), "date": time.strftime("%Y-%m-%d %H:%M")}
