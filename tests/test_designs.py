@@ -96,3 +96,21 @@ def test_the_cli_takes_design_for_every_study_and_refuses_a_conflict_in_one_line
         assert result.exit_code == 0, (study, result.stderr)
     bad = run_cli("collect", "--design", "huge")
     assert bad.exit_code == 2 and "Invalid value for '--design'" in bad.stderr
+
+
+def test_the_quick_designs_width_costs_are_the_measured_table_in_docs_designs_md():
+    # docs/designs.md, "What the quick designs cost in width": the medians bench/suite_width.py measured.
+    # The card quotes a quick design's width_cost; a figure edited in one place and not the other fails here.
+    import re
+    from pathlib import Path
+
+    from stereoprobe.studies import get_study
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "designs.md").read_text(encoding="utf-8")
+    section = text.split("### What the quick designs cost in width", 1)[1].split("\n## ", 1)[0]
+    table = {m.group(1): float(m.group(2)) for m in re.finditer(r"^\| (\S+) \| [^|]+ \| ([0-9.]+) \|", section, re.M)}
+    assert table == {"jobs": 1.64, "coreference": 2.9, "anecdotes": 3.53, "hobbies": 4.73}
+    for name, cost in table.items():
+        assert designs_of(get_study(name))["quick"].width_cost == cost, name
+    for name in ("fill-in", "stories"):  # not measured at their final sizes: the card's square-root line
+        assert designs_of(get_study(name))["quick"].width_cost is None, name

@@ -44,7 +44,8 @@ def quick(options: Mapping[str, Any]) -> Design | None:
     return Design("quick", {"job": tuple(r["job"] for r in rows)},
                   f"{len(rows)} of Table 6's 40 jobs (10 women-, 10 men-dominated) x every prompt",
                   "data/quick_jobs.csv: drawn once by numpy's generator, seed [33, side]",
-                  ("chosen by stereoprobe.studies.jobs.designs.draw_quick; docs/designs.md",))
+                  ("chosen by stereoprobe.studies.jobs.designs.draw_quick; docs/designs.md",),
+                  width_cost=1.64)  # measured: docs/designs.md, "What the quick designs cost in width"
 
 
 #: Mattern et al.'s design (seed 003, sections 3.2, 4 and 5.2; Tables 1, 2, 3, 4 and 6): the 40 jobs of Table 6 x task
