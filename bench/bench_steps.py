@@ -148,10 +148,11 @@ def fresh_copy(run: Path, holds: str, into: Path) -> Path:
 
 
 def scored(run: Path, study: str) -> Path:
-    """The run with its scores, written once by this checkout."""
+    """The run with its scores, written by this checkout when the bench starts (scores a kept
+    run holds from another version are replaced: a report reads the files its own score writes)."""
     folder = "sentiment" if study == "fill-in" else study
-    if not (run / folder).is_dir():
-        run_child(command(ROOT, "sentiment" if study == "fill-in" else "score", str(run)), run)
+    shutil.rmtree(run / folder, ignore_errors=True)
+    run_child(command(ROOT, "sentiment" if study == "fill-in" else "score", str(run)), run)
     return run
 
 
