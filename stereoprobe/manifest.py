@@ -200,12 +200,9 @@ def read_manifest(run_dir: str | Path) -> RunManifest | None:
     path = manifest_path(run_dir)
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{path}: not valid JSON ({exc}); restore it or use a new --out directory.") from None
-    if not isinstance(data, dict):
-        raise DataError(f"{path}: not a run manifest (a JSON object); restore it or use a new --out directory.")
+    from stereoprobe.store import read_json_object
+
+    data = read_json_object(path, "a run manifest", "restore it or use a new --out directory")
     m = RunManifest.from_dict(data, str(path))
     if m.status == "running" and not _locked(Path(run_dir)):
         m = replace(m, status="stopped")

@@ -195,6 +195,18 @@ def is_locked(run_dir: str | Path) -> bool:
         os.close(fd)
 
 
+def read_json_object(path: Path, what: str, fix: str) -> dict:
+    """A JSON object read from ``path``; a file that is not valid JSON or not an object is
+    refused in one line: "PATH: not valid JSON (...); FIX." / "PATH: not WHAT (a JSON object); FIX."."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{path}: not valid JSON ({exc}); {fix}.") from None
+    if not isinstance(data, dict):
+        raise DataError(f"{path}: not {what} (a JSON object); {fix}.")
+    return data
+
+
 def atomic_write(path: Path, text: str) -> None:
     """Replace `path` with `text` all at once (a temporary file, fsync, rename).
 

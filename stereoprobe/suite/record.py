@@ -102,12 +102,9 @@ def read_suite(folder: str | Path) -> SuiteRecord | None:
     path = suite_path(folder)
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{path}: not valid JSON ({exc}); restore it or use a new --out folder.") from None
-    if not isinstance(data, dict):
-        raise DataError(f"{path}: not a suite record (a JSON object); restore it or use a new --out folder.")
+    from stereoprobe.store import read_json_object
+
+    data = read_json_object(path, "a suite record", "restore it or use a new --out folder")
     record = SuiteRecord.from_dict(data, str(path))
     if any(e.state == "collecting" for e in record.studies):
         from stereoprobe.store import is_locked
