@@ -55,11 +55,18 @@ class SterlieScores:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+def answered(records: Sequence[Any]) -> list[Any]:
+    """The records without an error, in (probe, sample) order, not the order the answers arrived
+    in: the stratified bootstrap draws rows by position, so the same answers must give the same
+    intervals however a run was asked (sample_frame's rows and readings' lists are these)."""
+    return sorted((r for r in records if r.error is None), key=lambda r: r.key)
+
+
 def sample_frame(records: Sequence[Any]) -> Any:
     """One row per answered sample: the probe's fields, ``sample``, the answer and 001's classes."""
     from stereoprobe.studies.coreference.frame import probe_frame, with_answers
 
-    done = [r for r in records if r.error is None]
+    done = answered(records)
     frame = with_answers(probe_frame([r.probe() for r in done]), [r.answer for r in done], [r.refused for r in done])
     frame["sample"] = [r.sample for r in done]
     frame["text"] = [r.text for r in done]
@@ -247,7 +254,7 @@ def readings(frame: Any, records: Sequence[Any], reading: str | None) -> tuple[A
     from stereoprobe.studies.coreference.reading import LABELS, MARIN_EGER, other
     from stereoprobe.studies.coreference.reparse import reparsed
 
-    done = [r for r in records if r.error is None]
+    done = answered(records)
     chat = [r.method == "chat" and r.raw is not None for r in done]
     if not any(chat):
         frame["other_answer"] = None
