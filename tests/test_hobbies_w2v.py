@@ -113,38 +113,30 @@ def test_a_planted_difference_is_found_and_a_null_is_not():
     assert null.d_low < 0 < null.d_high and null.p_names > 0.05
 
 
-def _replicates(make, truth, reps, k=3, n=30, samples=6):
+def _replicates(make, truth, reps, k=3, n=30, samples=6, retrain=w2v.RETRAIN):
     """Replicate s: a run seeded 100 + s compared alone with seed s (the tool's retraining, w2v.RETRAIN)."""
     return [w2v.compare([_run(truth, 100 + s, n_per_gender=n, samples=samples, make=make)], seed=s, n_boot=200,
-                        k=k)[0] for s in range(reps)]
-
-
-_CACHE: dict = {}
-
-
-def _null(make, reps):
-    """Null replicates (cached: two tests read the sentences' 20)."""
-    key = (make.__module__, reps)
-    if key not in _CACHE:
-        _CACHE[key] = _replicates(make, synth.NULL if make is synth.texts else topics.NULL, reps)
-    return _CACHE[key]
+                        k=k, retrain=retrain)[0] for s in range(reps)]
 
 
 @pytest.mark.parametrize("make, reps", [(synth.texts, 20), (topics.texts, 20)], ids=["sentences", "topics"])
 def test_under_the_null_d_is_centred_its_se_matches_its_spread_and_the_test_rarely_rejects(make, reps):
-    # 30 + 30 names x 6 texts, seeds 100 + s, the tool's se (retraining). Measured: sentences mean d -0.05, sd
-    # 0.27, mean se 0.30 (ratio 1.10; the name bootstrap alone 1.03), 1 of 20 rejected; topics mean d 0.02, sd
-    # 0.23, mean se 0.31 (ratio 1.34; name bootstrap alone 1.22), none rejected (with 12 replicates the sd of d
-    # was 0.20 and the ratio 1.48: an sd from 12 replicates is +- 20%, so 20 replicates). bench/sim_w2v_null.py
-    # checks the coverage at 001's size; here: centred within 3 Monte-Carlo se, an se neither too small nor
-    # too large for the spread of d (an se from the two-fold rule would be 1.7 times this one), few rejections.
-    # About 50 (sentences) and 115 (topics) CPU seconds.
-    rs = _null(make, reps)
+    # 30 + 30 names x 3 texts, seeds 100 + s, the tool's se (retraining). Measured: sentences mean d -0.16, sd
+    # 0.32, mean se 0.31 (ratio 0.98; the name bootstrap alone 0.90), 3 of 20 rejected; topics mean d 0.12, sd
+    # 0.27, ratio 1.15 (name bootstrap alone 1.04), 1 rejected. Seeds 300 + s, as a check of these bounds:
+    # ratios 1.27 and 1.27, none rejected. (At 6 texts a name, twice the CPU: ratios 1.10 and 1.34, 1 and 0
+    # rejected. With 12 replicates the sd of d was 0.20 and the ratio 1.48: an sd from 12 replicates is +- 20%,
+    # so 20 replicates.) bench/sim_w2v_null.py checks the coverage at 001's size; here: centred within 3
+    # Monte-Carlo se, an se neither too small nor too large for the spread of d (an se from the two-fold rule
+    # would be 1.7 times this one), few rejections (at most 3 of 20: a 5% test gets 4 or more in 1.6% of
+    # seeds; Mann-Whitney over texts, 32% under the null, would get about 6). About 30 (sentences) and 65
+    # (topics) CPU seconds.
+    rs = _replicates(make, synth.NULL if make is synth.texts else topics.NULL, reps, samples=3)
     d = np.array([r.d for r in rs])
     se = np.array([r.se for r in rs])
     assert abs(d.mean()) < 3 * d.std(ddof=1) / np.sqrt(reps)
     assert 0.7 < se.mean() / d.std(ddof=1) < 1.45
-    assert sum(r.p_names < 0.05 for r in rs) <= 2
+    assert sum(r.p_names < 0.05 for r in rs) <= 3
 
 
 #: The topic family's planted difference at twice PLANTED's distance (0.04 a side on four topics), so that
@@ -178,8 +170,10 @@ def test_two_folds_that_score_each_other_are_correlated_and_a_cycle_of_three_is_
     # Why three folds: with two, fold 0's model scores fold 1 and fold 1's scores fold 0, so both d carry the
     # product of the two folds' chance imbalances (measured correlation of the folds' d: 0.78 over these 20
     # null runs); in a cycle no two folds' d share a source (-0.12 and -0.02).
+    # A fold's d does not depend on the retraining (it only adds to the se): retrain=0 keeps this test to the
+    # 2 and 3 trainings a replicate it needs (the null test's replicates train 33 and may sit in another worker).
     two = _replicates(synth.texts, synth.NULL, 20, k=2)
-    three = _null(synth.texts, 20)
+    three = _replicates(synth.texts, synth.NULL, 20, retrain=0)
     assert np.corrcoef([r.folds[0].d for r in two], [r.folds[1].d for r in two])[0, 1] > 0.5
     for a, b in ((0, 1), (1, 2)):
         assert abs(np.corrcoef([r.folds[a].d for r in three], [r.folds[b].d for r in three])[0, 1]) < 0.35
