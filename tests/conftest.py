@@ -295,6 +295,14 @@ def local_extra_missing() -> str | None:
     return _local_missing[0] or None
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Modules marked ``long`` (``pytestmark = pytest.mark.long``: their tests take minutes of CPU) run
+    first, each in its own order: pytest-xdist's worksteal hands each worker a contiguous half and steals
+    from the end of a queue, so a long test left at the end keeps one worker busy while the other waits
+    (docs/testing.md, "The suite's time"). A stable sort: every other test keeps its place."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A ``model``-marked test is skipped, not failed, when the ``[local]`` extra is missing."""
     if item.get_closest_marker("model") is not None:

@@ -13,6 +13,8 @@ from conftest import TEST_KEY
 from fake_generation import GenerationModel
 from fake_openai import FakeOpenAI
 
+pytestmark = pytest.mark.long  # minutes of CPU: run first (tests/conftest.py)
+
 
 @pytest.fixture
 def server():

@@ -14,6 +14,8 @@ import pytest
 import hobbies_synth as synth
 from hobbies_fake import HobbiesFake
 
+pytestmark = pytest.mark.long  # minutes of CPU: run first (tests/conftest.py)
+
 ENV = {"OPENAI_API_KEY": "sk-test"}
 
 

@@ -17,6 +17,8 @@ from hobbies_fake import HobbiesFake
 from stereoprobe.errors import DataError
 from stereoprobe.studies.hobbies.names import load_names
 
+pytestmark = pytest.mark.long  # minutes of CPU: run first (tests/conftest.py)
+
 ENV = {"OPENAI_API_KEY": "sk-test"}
 
 
