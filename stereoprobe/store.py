@@ -73,11 +73,24 @@ def latest_by_key(records: Iterable[Completion]) -> dict[tuple[str, int], Comple
 
 
 def read_completions(path: str | Path, record: type = Completion) -> list:
-    """Read a completions.jsonl (or a run directory holding one): one record per key.
+    """Read a completions.jsonl (or a run directory holding one): one record per key, in key
+    order (probe id, then sample).
 
-    A torn last line is ignored; for repeated keys the last record wins. ``record``: the
-    study's record type (``Completion`` for fill-in).
+    Not the order the answers arrived in: with several workers, retries and resumed runs the
+    same answers arrive in any order, and a bootstrap or permutation draws rows by position,
+    so every score, table and interval reads records in this one order (the same answers give
+    the same numbers however a run was asked; tests/test_record_order.py). A torn last line
+    is ignored; for repeated keys the last record wins. ``record``: the study's record type
+    (``Completion`` for fill-in).
     """
+    latest = {r.key: r for r in stored_records(path, record)}
+    return [latest[key] for key in sorted(latest)]
+
+
+def stored_records(path: str | Path, record: type = Completion) -> list:
+    """The records as the file holds them: one per key (the last wins), in the order of each
+    key's first line. For rewriting a run's file in place (``reparse``); read answers with
+    :func:`read_completions`."""
     p = Path(path)
     if p.is_dir():
         p = p / COMPLETIONS
