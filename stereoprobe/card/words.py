@@ -233,15 +233,20 @@ def summary(card: Any) -> list[str]:
 
 
 def _demonstrations(card: Any) -> list[str]:
+    """What failed, a line each; then what is a demonstration, one line a model (the embedded
+    model's suite has seven: one sentence naming each study and why, not seven alike)."""
     out = []
     for m in card.models:
-        for s in m.studies:
-            if s.demonstration:
-                out.append(f"{STUDY_NAMES.get(s.key, s.key).capitalize()} on {m.name} is a demonstration, not a "
-                           f"finding: {s.demonstration.rstrip('.')}.")
-            if s.error:
-                out.append(f"{STUDY_NAMES.get(s.key, s.key).capitalize()} failed on {m.name} and is not on the card: "
-                           f"{s.error.rstrip('.')}.")
+        out += [f"{STUDY_NAMES.get(s.key, s.key).capitalize()} failed on {m.name} and is not on the card: "
+                f"{s.error.rstrip('.')}." for s in m.studies if s.error]
+        demos = [s for s in m.studies if s.demonstration]
+        if len(demos) == 1:
+            s = demos[0]
+            out.append(f"{STUDY_NAMES.get(s.key, s.key).capitalize()} on {m.name} is a demonstration, not a "
+                       f"finding: {s.demonstration.rstrip('.')}.")
+        elif demos:
+            whys = "; ".join(f"{STUDY_NAMES.get(s.key, s.key)}, {s.demonstration.rstrip('.')}" for s in demos)
+            out.append(f"{len(demos)} studies on {m.name} are demonstrations of their methods, not findings: {whys}.")
     return out
 
 
