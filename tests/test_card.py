@@ -352,13 +352,15 @@ def test_demonstrations_and_failed_studies_are_said_before_any_number(suites, tm
         "Anecdotes on model-a is a demonstration, not a finding: a base model continuing a completion form."]
     assert card["summary"][2].startswith("Asked to fill in the blank")
     assert {v["study_key"] for v in card["values"]} == {"fill-in", "anecdotes"}
-    # two demonstrations on one model: one sentence naming each study and why, not two alike
+    # two demonstrations on one model: one sentence naming both, not two alike (each section says how it was asked)
     rec = rec.with_entry(replace(rec.entry("fill-in"), demonstration="next-word mode, not the paper's chat question"))
     write_suite(suite, rec)
     two, _ = card_of(tmp_path, suite, name="card2")
     assert two["summary"][:2] == [
         "Coreference failed on model-a and is not on the card: scoring: the run has no answers.",
-        "2 studies on model-a are demonstrations of their methods, not findings: fill-in, next-word mode, not the "
-        "paper's chat question; anecdotes, a base model continuing a completion form."]
+        "Fill-in and anecdotes on model-a are demonstrations of their methods, not findings: the model does not "
+        "answer chat prompts, so each was asked another way (its section says how)."]
+    assert "<strong>A demonstration on model-a.</strong> next-word mode, not the paper's chat question" in (
+        tmp_path / "card2" / "index.html").read_text(encoding="utf-8").replace("&#x27;", "'")
     page = (out / "index.html").read_text(encoding="utf-8")
     assert "<strong>A demonstration on model-a.</strong>" in page and "<strong>Failed on model-a:</strong>" in page

@@ -234,7 +234,8 @@ def summary(card: Any) -> list[str]:
 
 def _demonstrations(card: Any) -> list[str]:
     """What failed, a line each; then what is a demonstration, one line a model (the embedded
-    model's suite has seven: one sentence naming each study and why, not seven alike)."""
+    model's suite has seven: one sentence, not seven alike; each study's section says how it
+    was asked)."""
     out = []
     for m in card.models:
         out += [f"{STUDY_NAMES.get(s.key, s.key).capitalize()} failed on {m.name} and is not on the card: "
@@ -244,10 +245,19 @@ def _demonstrations(card: Any) -> list[str]:
             s = demos[0]
             out.append(f"{STUDY_NAMES.get(s.key, s.key).capitalize()} on {m.name} is a demonstration, not a "
                        f"finding: {s.demonstration.rstrip('.')}.")
-        elif demos:
-            whys = "; ".join(f"{STUDY_NAMES.get(s.key, s.key)}, {s.demonstration.rstrip('.')}" for s in demos)
-            out.append(f"{len(demos)} studies on {m.name} are demonstrations of their methods, not findings: {whys}.")
+        elif demos:  # a study is a demonstration only on a model without chat (suite.plan.demonstration)
+            names = _listed([STUDY_NAMES.get(s.key, s.key) for s in demos])
+            who = (f"Every study on {m.name} is a demonstration of its method, not a finding" if len(demos) == len(
+                m.studies) else f"{names[0].upper()}{names[1:]} on {m.name} are demonstrations of their methods, "
+                "not findings")
+            out.append(f"{who}: the model does not answer chat prompts, so each was asked another way (its section "
+                       "says how).")
     return out
+
+
+def _listed(names: list[str]) -> str:
+    """``A, B and C``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _design(card: Any) -> list[str]:
