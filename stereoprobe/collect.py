@@ -180,7 +180,8 @@ def collect(
                 if (p.probe_id, s) not in existing
                 or (retry_failed and existing[(p.probe_id, s)].status == "failed")
             ]
-            wanted = sum(samples_of(p, samples) for p in probes)
+            design = [(p.probe_id, s) for p in probes for s in range(samples_of(p, samples))]  # compacted in it
+            wanted = len(design)
             result = CollectResult(run_dir=store.dir, asked=0, skipped=wanted - len(todo),
                                    score_command=study.score_command)
             write_manifest(store.dir, manifest)
@@ -194,12 +195,12 @@ def collect(
                     store.close()  # nothing answered: the directory is not bound to these settings
                     _unbind(store, new_dir)
                     raise
-                _cleanup(store, manifest, result, "stopped")
+                _cleanup(store, manifest, result, "stopped", design)
                 raise
             except BaseException:
-                _cleanup(store, manifest, result, "stopped")
+                _cleanup(store, manifest, result, "stopped", design)
                 raise
-            _cleanup(store, manifest, result, "complete" if result.asked == len(todo) else "stopped")
+            _cleanup(store, manifest, result, "complete" if result.asked == len(todo) else "stopped", design)
         finally:
             store.close()
             store.unlock()
@@ -260,12 +261,14 @@ def _ctrl_c_stops_the_run() -> Iterator[threading.Event]:
         else:  # the default action, now that the run's files are in order
             os.kill(os.getpid(), signum)
 
-def _cleanup(store: RunStore, manifest: RunManifest, result: CollectResult, status: str) -> None:
-    """Compact and finish the manifest; on a full disk leave both as they are (the
-    manifest's "running" is read as "stopped" once the lock is free)."""
+def _cleanup(store: RunStore, manifest: RunManifest, result: CollectResult, status: str,
+             design: Sequence[tuple[str, int]]) -> None:
+    """Compact in the design's order (``design``: its keys) and finish the manifest; on a full
+    disk leave both as they are (the manifest's "running" is read as "stopped" once the lock
+    is free)."""
     store.close()  # nothing is appended after this
     with contextlib.suppress(OSError, DataError):
-        store.compact()
+        store.compact(design)
         _finish(store, manifest, result, status)
 
 

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from stereoprobe.errors import DataError
 from stereoprobe.manifest import read_manifest, write_manifest
-from stereoprobe.store import RunStore, atomic_write, stored_records
+from stereoprobe.store import RunStore, atomic_write, read_completions
 
 STATUSES = ("ok", "refused", "unparseable", "failed")
 
@@ -64,7 +64,7 @@ def rewrite(run_dir: str | Path, record: type, reparsed: Callable[[Any], Any], p
         raise DataError(f"{store.dir} is a {manifest.mode} run: only chat replies are parsed; nothing to do.")
     store.lock()
     try:
-        records = stored_records(store.path, record)  # rewritten in the file's own order
+        records = read_completions(store.path, record)
         out, changed = [], 0
         for rec in records:
             new = reparsed(rec)

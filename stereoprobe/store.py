@@ -8,7 +8,8 @@ the record type is the study's, ``Completion`` for fill-in; any frozen dataclass
   file opened with O_APPEND, so a process killed with SIGKILL leaves at most a torn last
   line, which readers drop;
 - the last line for a ``(probe_id, sample)`` wins (a ``--retry-failed`` run appends a new
-  line for a failed probe); ``compact()`` rewrites the file with one line per key through
+  line for a failed probe); ``compact()`` rewrites the file with one line per key, in the
+  design's order (answers arrive in any order; a finished run holds them in one), through
   a temporary file and an atomic rename, so a kill during compaction loses nothing;
 - one process at a time: ``lock()`` takes an exclusive ``flock`` on ``RUN_DIR/.lock``
   (released by the kernel when the process dies, so a killed run never leaves it stuck)
@@ -24,7 +25,7 @@ import socket
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from stereoprobe.errors import DataError
 from stereoprobe.records import Completion
@@ -73,24 +74,12 @@ def latest_by_key(records: Iterable[Completion]) -> dict[tuple[str, int], Comple
 
 
 def read_completions(path: str | Path, record: type = Completion) -> list:
-    """Read a completions.jsonl (or a run directory holding one): one record per key, in key
-    order (probe id, then sample).
+    """Read a completions.jsonl (or a run directory holding one): one record per key, in the
+    file's order (a finished collect leaves it in the design's order: :meth:`RunStore.compact`).
 
-    Not the order the answers arrived in: with several workers, retries and resumed runs the
-    same answers arrive in any order, and a bootstrap or permutation draws rows by position,
-    so every score, table and interval reads records in this one order (the same answers give
-    the same numbers however a run was asked; tests/test_record_order.py). A torn last line
-    is ignored; for repeated keys the last record wins. ``record``: the study's record type
-    (``Completion`` for fill-in).
+    A torn last line is ignored; for repeated keys the last record wins. ``record``: the
+    study's record type (``Completion`` for fill-in).
     """
-    latest = {r.key: r for r in stored_records(path, record)}
-    return [latest[key] for key in sorted(latest)]
-
-
-def stored_records(path: str | Path, record: type = Completion) -> list:
-    """The records as the file holds them: one per key (the last wins), in the order of each
-    key's first line. For rewriting a run's file in place (``reparse``); read answers with
-    :func:`read_completions`."""
     p = Path(path)
     if p.is_dir():
         p = p / COMPLETIONS
@@ -180,13 +169,22 @@ class RunStore:
             os.close(self._fd)
             self._fd = None
 
-    def compact(self) -> int:
-        """Rewrite completions.jsonl with one line per key; return lines dropped."""
+    def compact(self, order: Sequence[tuple[str, int]] = ()) -> int:
+        """Rewrite completions.jsonl with one line per key, in ``order`` (the design's keys, probe
+        by probe and sample by sample; keys it does not name follow in the file's order); return
+        lines dropped.
+
+        Answers are appended as they arrive, and with several workers, retries and resumed runs
+        they arrive in any order, while a bootstrap or permutation draws rows by position: a run
+        compacted in its design's order gives the same numbers however it was asked
+        (tests/test_record_order.py)."""
         records, _ = _parse_lines(self.path, self.record)
         latest = latest_by_key(records)
         dropped = len(records) - len(latest)
-        if dropped:
-            text = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in latest.values())
+        rank = {key: i for i, key in enumerate(order)}
+        keys = sorted(latest, key=lambda key: rank.get(key, len(rank)))  # stable: unnamed keys as stored
+        if dropped or keys != list(latest):
+            text = "".join(json.dumps(latest[k].to_dict(), ensure_ascii=False) + "\n" for k in keys)
             atomic_write(self.path, text)
         return dropped
 

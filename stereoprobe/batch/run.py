@@ -29,7 +29,6 @@ class BatchResult(CollectResult):
     """What a batch step did, in lines for the terminal (``asked``: records stored)."""
 
     kind: str = "file"
-    replaced: int = 0  # keys stored again (a failure answered): the file needs compacting
     incomplete: int = 0  # probes of several requests whose results were not all there
     lines: list[str] = field(default_factory=list)
     next_line: str = ""
@@ -60,6 +59,10 @@ class Job:
     multi: bool = False
     parts: dict[str, int] = field(default_factory=dict)  # multi: requests per record
     client: Any = None  # --batch: the provider's batch client
+
+    def keys(self) -> list[tuple[str, int]]:
+        """The run's keys in the design's order (a run is compacted in it)."""
+        return list(dict.fromkeys((probe.probe_id, sample) for probe, sample in self.index.values()))
 
     def todo(self, existing: dict, retry_failed: bool, pending: set[str] = frozenset()) -> list[str]:
         """custom_ids to ask: not stored (or stored as failed, with --retry-failed), not in a batch under way."""
@@ -149,23 +152,23 @@ def collect_batch(spec: BatchSpec, probes: Sequence[Any], backend: Any, out: str
                               progress, interrupted)
             except BaseException:
                 if result.asked or spec.kind != "ingest":
-                    live._cleanup(store, replace(manifest, batch=state), result, "stopped")
+                    live._cleanup(store, replace(manifest, batch=state), result, "stopped", job.keys())
                 raise
-            _finish(store, replace(manifest, batch=state), result, status, existing)
+            _finish(store, replace(manifest, batch=state), result, status, existing, job.keys())
         finally:
             store.close()
             store.unlock()
     return result
 
 
-def _finish(store: Any, manifest: Any, result: BatchResult, status: str, existing: dict) -> None:
-    """As a live run ends (``collect._cleanup``), from the records held: compacted only when
-    a key was stored twice (a failure answered again), the run read back no more."""
+def _finish(store: Any, manifest: Any, result: BatchResult, status: str, existing: dict,
+            design: Sequence[tuple[str, int]]) -> None:
+    """As a live run ends (``collect._cleanup``), from the records held: compacted in the
+    design's order (results come in the provider's order), the run read back no more."""
     from stereoprobe import collect as live
 
     store.close()
-    if result.replaced:
-        store.compact()
+    store.compact(design)
     live._finish(store, manifest, result, status, records=list(existing.values()))
 
 
@@ -249,7 +252,6 @@ def _store_one(job: Job, replay: Any, store: Any, existing: dict, result: BatchR
         return
     record = replay.record(job.ask, probe, sample, replies)
     store.append(record)
-    result.replaced += old is not None
     existing[record.key] = record
     result.asked += 1
     result.counts[record.status] += 1
