@@ -34,6 +34,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/fake_openai.py
 
 from fake_openai import FakeOpenAI  # noqa: E402
 
+try:  # hypothesis draws the same examples every run (a run that found a new one failed CI once, on a test's
+    # gap, not the product's); `--hypothesis-profile explore` draws new ones, to search (docs/testing.md)
+    from hypothesis import settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("repeatable", derandomize=True, database=None)
+    _hypothesis_settings.register_profile("explore", derandomize=False)
+    _hypothesis_settings.load_profile("repeatable")
+except ImportError:  # pragma: no cover - the [test] extra installs it
+    pass
+
 T = TypeVar("T")
 REPO = Path(__file__).resolve().parent.parent
 TEST_KEY = "sk-test-0123456789abcdef"  # only ever the fake server's key; tests grep for it

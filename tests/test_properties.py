@@ -92,6 +92,7 @@ WORDS = st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=14)
 @given(words=st.lists(WORDS, min_size=1, max_size=10, unique=True), style=st.sampled_from(["1. ", "1) ", "- ", "* "]),
        capital=st.booleans())
 def test_a_rendered_list_parses_back_to_itself(words, style, capital):
+    from stereoprobe.studies.fillin.groupwords import group_words, not_an_answer
     from stereoprobe.studies.fillin.parse import IGNORED, parse_reply
 
     assume(not set(words) & IGNORED)
@@ -101,7 +102,10 @@ def test_a_rendered_list_parses_back_to_itself(words, style, capital):
         marker = style.replace("1", str(i))
         lines.append(marker + (w.capitalize() if capital else w))
     got = parse_reply("\n".join(lines), "why are old people so ...", "old people")
-    assert got.words == [w for w in words if w not in {"old", "people"}] and not got.refused
+    # the group's own words and their garbled copies are echoes, not answers ("persn" is "person" mistyped:
+    # a counterexample hypothesis found once the expectation left out only "old" and "people")
+    own = group_words("old people")
+    assert got.words == [w for w in words if not not_an_answer(w, own)] and not got.refused
 
 
 # -- eq. (2) -------------------------------------------------------------------------------------
