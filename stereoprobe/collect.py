@@ -173,14 +173,10 @@ def collect(
             manifest = _manifest(old, backend, samples, study)
             _check_same_run(old, manifest, store.dir)
             existing = store.open()
-            todo = [
-                (p, s)
-                for p in probes
-                for s in range(samples_of(p, samples))
-                if (p.probe_id, s) not in existing
-                or (retry_failed and existing[(p.probe_id, s)].status == "failed")
-            ]
-            design = [(p.probe_id, s) for p in probes for s in range(samples_of(p, samples))]  # compacted in it
+            asked = [(p, s) for p in probes for s in range(samples_of(p, samples))]  # the design, in order
+            design = [(p.probe_id, s) for p, s in asked]  # the run is compacted in this order
+            todo = [(p, s) for p, s in asked
+                    if (p.probe_id, s) not in existing or (retry_failed and existing[(p.probe_id, s)].status == "failed")]
             wanted = len(design)
             result = CollectResult(run_dir=store.dir, asked=0, skipped=wanted - len(todo),
                                    score_command=study.score_command)
