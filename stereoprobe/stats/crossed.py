@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-JOINT_ROWS = 20_000  # CrossedPlan.joint_ratio's replicates: 15 beyond Phi(1.4 t(9)) = 0.99923, 34 at t(19)
+JOINT_ROWS = 20_000  # CrossedPlan.joint_ratio's replicates: 45 beyond Phi(1.2 t(9)) = 0.99777, 72 at t(19)
 TOLERANCE = 1e-9  # relative: a variance below TOLERANCE^2 x scale^2 is round-off, i.e. 0
 
 
@@ -51,6 +51,7 @@ class CrossedPlan:
     sides: int  # the first ``sides`` blocks are the sides' one-way blocks; the last the units'
     incidence: Any  # (members, units) bool: which members each unit joins
     member_side: Any  # (members,) side code of each member
+    draw_seed: int = 0  # the seed of joint_ratio's draws from ``unit_quantiles`` (fixed by the plan, not the data)
 
     def variance(self, replicates: Any, contributing: Any = None) -> tuple[Any, Any]:
         """(variance, degrees of freedom) of each column of ``replicates`` ((blocks * B) x k).
@@ -91,26 +92,38 @@ class CrossedPlan:
         out = np.where((df >= 1) & (df < 1e17), df, np.nan)
         return out if contributing is not None and np.ndim(contributing) > 1 else out[0]
 
-    def joint_ratio(self, num: Any, den: Any) -> Any:
+    def joint_ratio(self, num: Any, den: Any, unit_quantiles: Any = None) -> Any:
         """(R,) replicates of ``sum num / sum den`` over the units with every side's members drawn at once (the
         pigeonhole bootstrap): a unit's weight is the product of its members' multiplicities, row ``b`` of one
         side's block times row ``b - s`` of the next's, for shifts ``s = 0, 1, ...`` until there are
         :data:`JOINT_ROWS` replicates (at most ``n_boot`` shifts; one with a single side, whose block already
-        draws both members). NaN where no unit with ``den > 0`` is drawn. Every weight is at least 0 and fixed
-        by the plan, so a replicate, and any quantile of them, never falls when a unit's ``num`` grows: what an
-        overall rate's interval needs (:func:`stereoprobe.studies.coreference.inference.overall_interval`). The
-        units' own noise counts about three times in the replicates' variance (the module docstring)."""
+        draws both members). NaN where no unit with ``den > 0`` is drawn. The units' own noise counts about three
+        times in the replicates' variance (the module docstring).
+
+        ``unit_quantiles``: (units, L) each unit's ratio at L equally spaced probability levels (e.g. quantiles
+        of a posterior of its rate); a replicate then draws one level per unit (a seeded draw fixed by the plan,
+        :attr:`draw_seed`) and is ``sum w den q / sum w den``. Every weight is at least 0 and every draw is
+        fixed by the plan, so a replicate, and any quantile of them, never falls when a unit's ``num`` (or its
+        quantiles) grows: what an overall rate's interval needs
+        (:func:`stereoprobe.studies.coreference.inference.overall_interval`)."""
         import numpy as np
 
         sides = self.weights.reshape(len(self.factors), self.n_boot, -1)[: self.sides]
-        both = np.column_stack([np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)])
+        num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
         shifts = int(min(self.n_boot, max(1, -(-JOINT_ROWS // self.n_boot)))) if self.sides > 1 else 1
+        rng = np.random.default_rng(self.draw_seed) if unit_quantiles is not None else None
+        q = None if unit_quantiles is None else np.asarray(unit_quantiles, dtype=np.float64)
         out = []
         for s in range(shifts):
             w = sides[0].copy()
             for later in sides[1:]:
                 w *= np.roll(later, s, axis=0)
-            out.append(w @ both)
+            if q is None:
+                out.append(w @ np.column_stack([num, den]))
+                continue
+            levels = rng.integers(0, q.shape[1], size=w.shape)
+            wd = w * den
+            out.append(np.column_stack([(wd * q[np.arange(q.shape[0]), levels]).sum(axis=1), wd.sum(axis=1)]))
         sums = np.concatenate(out)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(sums[:, 1] > 0, sums[:, 0] / np.where(sums[:, 1] > 0, sums[:, 1], 1.0), np.nan)
@@ -156,4 +169,4 @@ def crossed_plan(first: Sequence[Any], second: Sequence[Any], n_boot: int, seed:
     incidence[code_a, np.arange(n)] = True
     incidence[code_b, np.arange(n)] = True
     return CrossedPlan(np.concatenate(blocks), n_boot, tuple(factors), len(side_names), incidence,
-                       np.asarray(member_side))
+                       np.asarray(member_side), int(rng.integers(2**62)))

@@ -21,8 +21,8 @@ cell's interval (a scene, a pronoun, a class) is :func:`stereoprobe.stats.share_
 never below the table's pooled one (a rate of 0 of n, or a cell whose variance happens to be
 small, is not taken as more precise than the table's cells are). A rate over all cells (Table
 3's Overall) gets one rule at every rate (:func:`overall_interval`): the quantiles of its
-replicates with both sides' jobs drawn at once, further out above than below, so one more
-wrong answer never lowers a limit. With few jobs that differ strongly, a run that drew no
+replicates with both sides' jobs drawn at once (above, each pair's rate drawn from its
+posterior), further out above than below, so one more wrong answer never lowers a limit. With few jobs that differ strongly, a run that drew no
 difficult job has both a low rate and replicates that vary little, and the Jeffreys interval
 at the two-way variance missed above the truth in 6-13% of runs (issue 36; docs/statistics.md,
 "Overall rates where jobs differ strongly"). A contrast of rates of one plan (a
@@ -42,8 +42,11 @@ DEFAULT_BOOT = 1000
 RATE_COLUMNS = ["n", "k", "pct", "low", "high"]
 ESTIMAND = ("jobs like these, with these scenes: the women- and men-dominated jobs resampled independently "
             "(two-way cluster-robust variance, degrees of freedom from the jobs of the smaller side); an overall "
-            "rate's interval: quantiles of its replicates with both sides' jobs drawn at once")
-STRETCH = 1.4  # an overall rate's upper quantile at Phi(STRETCH t): bench/sim_overall_rates.py, docs/statistics.md
+            "rate's interval: quantiles of its replicates with both sides' jobs drawn at once (the upper with "
+            "each pair's rate from its posterior)")
+STRETCH = 1.2  # an overall rate's upper quantile at Phi(STRETCH t): bench/sim_overall_frontier.py, docs/statistics.md
+CONCENTRATION = 1.0  # an overall rate's pair rates: Beta(k + c p, n - k + c (1 - p)) posteriors, c this, p the run's rate
+LEVELS = 256  # each pair's posterior read at this many equally spaced probability levels
 TOLERANCE = 1e-9  # points: a standard error below it (times max(1, |difference|)) is round-off, i.e. 0
 
 
@@ -160,16 +163,20 @@ def rate_table(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, names: 
 
 def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
     """(low, high) % of a rate over a run's pairs, ``100 sum num / sum den`` (``num``, ``den``: per cluster of the
-    plan). One rule at every rate: the quantiles of the rate's replicates with both sides' jobs drawn at once
-    (:meth:`stereoprobe.stats.crossed.CrossedPlan.joint_ratio`), at ``Phi(-t)`` below and ``Phi(STRETCH t)``
-    above, ``t`` the ``(1 + level) / 2`` quantile of t on the jobs of the smaller side minus 1; never inside
-    the Jeffreys interval of ``sum num`` of ``sum den`` answers (a rate of 0 or 100%, whose replicates do not
-    vary); NaN with one job on a side. Every replicate is a ratio of sums with weights of at least 0, so one more
-    wrong answer in any pair never lowers either limit (tests/test_coref_overall.py). The upper quantile reaches
-    further than the lower because a run that drew no hard job has both a low rate and replicates that vary little
-    (issue 36; docs/statistics.md, "Overall rates where jobs differ strongly")."""
+    plan). One rule at every rate, from replicates that draw both sides' jobs at once
+    (:meth:`stereoprobe.stats.crossed.CrossedPlan.joint_ratio`): the low limit their ``Phi(-t)`` quantile with
+    the pairs' rates as observed, the high limit their ``Phi(STRETCH t)`` quantile with each pair's rate drawn
+    from its posterior ``Beta(k + c p, n - k + c (1 - p))`` (``p`` the run's rate, ``c`` :data:`CONCENTRATION`,
+    read at :data:`LEVELS` levels); ``t`` the ``(1 + level) / 2`` quantile of t on the jobs of the smaller side
+    minus 1; never inside the Jeffreys interval of ``sum num`` of ``sum den`` answers (a rate of 0 or 100%); NaN
+    with one job on a side. A pair's posterior reaches above what it showed where it showed few wrong answers,
+    which the high limit needs at low rates: a run that drew no hard job has both a low rate and jobs that look
+    alike. Every replicate is a weighted mean of the pairs' (observed or drawn) rates with weights of at least 0
+    that the counts do not choose, and a drawn rate grows with its pair's count and with the run's rate, so one
+    more wrong answer in any pair never lowers either limit (tests/test_coref_overall.py). Issue 36;
+    docs/statistics.md, "Overall rates where jobs differ strongly"."""
     import numpy as np
-    from scipy import stats
+    from scipy import special, stats
 
     num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
     k, n = float(num.sum()), float(den.sum())
@@ -177,8 +184,15 @@ def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
     if not n > 0 or np.isnan(df):  # a side with one job: no interval for jobs like these can be formed
         return float("nan"), float("nan")
     t = float(stats.t.ppf(0.5 + plan.level / 2, df))
-    reps = plan.crossed.joint_ratio(num, den)
-    lo, hi = np.nanquantile(reps, [stats.norm.cdf(-t), stats.norm.cdf(STRETCH * t)])
+    p = k / n
+    a, b = (num + CONCENTRATION * p)[:, None], (den - num + CONCENTRATION * (1 - p))[:, None]
+    u = (np.arange(LEVELS) + 0.5) / LEVELS
+    with np.errstate(invalid="ignore"):
+        q = np.where(a <= 0, 0.0, np.where(b <= 0, 1.0, special.betaincinv(np.maximum(a, 1e-300),
+                                                                          np.maximum(b, 1e-300), u)))
+    reps = plan.crossed.joint_ratio(num, den, unit_quantiles=np.where(den[:, None] > 0, q, 0.0))
+    hi = np.nanquantile(reps, stats.norm.cdf(STRETCH * t))
+    lo = np.nanquantile(plan.crossed.joint_ratio(num, den), stats.norm.cdf(-t))  # the pairs' rates as observed
     tail = (1 - plan.level) / 2
     j_lo = float(stats.beta.ppf(tail, k + 0.5, n - k + 0.5)) if k > 0 else 0.0
     j_hi = float(stats.beta.ppf(1 - tail, k + 0.5, n - k + 0.5)) if k < n else 1.0

@@ -186,8 +186,9 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
                        "unit": "job (each side resampled independently); a pair keeps its two jobs' multiplicities",
                        "interval": "Korn-Graubard effective size with the Jeffreys interval at the two-way "
                                    "cluster-robust variance (stereoprobe.stats.crossed), design effect at least the "
-                                   "table's pooled one; Table 3's Overall rows: the quantiles at Phi(-t) and Phi(1.4 t) of "
-                                   "the replicates with both sides' jobs drawn at once, t on the jobs of the smaller "
+                                   "table's pooled one; Table 3's Overall rows: the quantiles at Phi(-t) and Phi(1.2 t) of "
+                                   "the replicates with both sides' jobs drawn at once (for the upper, each pair's rate from "
+                                   "its posterior Beta(k + p, n - k + 1 - p), p the run's rate), t on the jobs of the smaller "
                                    "side minus 1, never inside the Jeffreys interval, at every rate",
                        "difference": "t interval and p at the two-way variance of the same replicates, paired",
                        "four_fifths_multiplicity": "Holm over the four rates of a prefix (p_holm)",
