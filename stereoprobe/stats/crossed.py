@@ -113,6 +113,7 @@ class CrossedPlan:
         shifts = int(min(self.n_boot, max(1, -(-JOINT_ROWS // self.n_boot)))) if self.sides > 1 else 1
         rng = np.random.default_rng(self.draw_seed) if unit_quantiles is not None else None
         q = None if unit_quantiles is None else np.asarray(unit_quantiles, dtype=np.float64)
+        flat, offsets = (None, None) if q is None else (q.ravel(), np.arange(q.shape[0]) * q.shape[1])
         out = []
         for s in range(shifts):
             w = sides[0].copy()
@@ -122,8 +123,9 @@ class CrossedPlan:
                 out.append(w @ np.column_stack([num, den]))
                 continue
             levels = rng.integers(0, q.shape[1], size=w.shape)
+            levels += offsets  # row-major positions in q: one flat take instead of a 2-d fancy index
             wd = w * den
-            out.append(np.column_stack([(wd * q[np.arange(q.shape[0]), levels]).sum(axis=1), wd.sum(axis=1)]))
+            out.append(np.column_stack([np.einsum("ij,ij->i", wd, flat.take(levels)), wd.sum(axis=1)]))
         sums = np.concatenate(out)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(sums[:, 1] > 0, sums[:, 0] / np.where(sums[:, 1] > 0, sums[:, 1], 1.0), np.nan)

@@ -185,11 +185,12 @@ def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
         return float("nan"), float("nan")
     t = float(stats.t.ppf(0.5 + plan.level / 2, df))
     p = k / n
-    a, b = (num + CONCENTRATION * p)[:, None], (den - num + CONCENTRATION * (1 - p))[:, None]
+    counts, pair = np.unique(np.column_stack([num, den]), axis=0, return_inverse=True)  # pairs alike share levels
+    a, b = (counts[:, 0] + CONCENTRATION * p)[:, None], (counts[:, 1] - counts[:, 0] + CONCENTRATION * (1 - p))[:, None]
     u = (np.arange(LEVELS) + 0.5) / LEVELS
     with np.errstate(invalid="ignore"):
         q = np.where(a <= 0, 0.0, np.where(b <= 0, 1.0, special.betaincinv(np.maximum(a, 1e-300),
-                                                                          np.maximum(b, 1e-300), u)))
+                                                                          np.maximum(b, 1e-300), u)))[pair.ravel()]
     reps = plan.crossed.joint_ratio(num, den, unit_quantiles=np.where(den[:, None] > 0, q, 0.0))
     hi = np.nanquantile(reps, stats.norm.cdf(STRETCH * t))
     lo = np.nanquantile(plan.crossed.joint_ratio(num, den), stats.norm.cdf(-t))  # the pairs' rates as observed
