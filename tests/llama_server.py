@@ -15,6 +15,7 @@ once). Used by tests/conftest.py (``llama_server_url``) and bench/bench_nextword
 
 from __future__ import annotations
 
+import builtins
 import os
 import socket
 import subprocess
@@ -81,8 +82,58 @@ def _serve_on(fd: int) -> None:
     uvicorn.run = run
 
 
+class _Ranked:
+    """``zip(values, range(len(values)))`` as llama_cpp.llama makes it to rank one position's logprobs."""
+
+    def __init__(self, values) -> None:  # type: ignore[no-untyped-def]
+        self.values = values
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return builtins.zip(self.values, range(len(self.values)))
+
+
+def _zip(*args, **kwargs):  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    if (len(args) == 2 and not kwargs and isinstance(args[0], (list, np.ndarray)) and isinstance(args[1], range)
+            and args[1] == range(len(args[0]))):
+        return _Ranked(args[0])
+    return builtins.zip(*args, **kwargs)
+
+
+def _sorted(iterable, *, key=None, reverse=False):  # type: ignore[no-untyped-def]
+    """``sorted(zip(values, range(n)), reverse=True)``, the same list in the same order
+    (logprob descending, ties by index descending) from numpy's sort instead of Python's
+    sort of n tuples; anything else as ``sorted`` does it."""
+    import numpy as np
+
+    if not (isinstance(iterable, _Ranked) and key is None and reverse):
+        return builtins.sorted(iterable, key=key, reverse=reverse)
+    values = iterable.values
+    arr = np.asarray(values)
+    order = np.lexsort((-np.arange(len(arr)), -arr))
+    ranked = arr[order] if isinstance(values, np.ndarray) else [values[i] for i in order.tolist()]
+    return list(builtins.zip(ranked, order.tolist()))
+
+
+def fast_ranking() -> None:
+    """Rank logprobs with numpy in llama-cpp-python's completions: byte-identical answers.
+
+    llama-cpp-python 0.3 ranks every returned position's logprobs with
+    ``sorted(zip(logprobs, range(len(logprobs))), reverse=True)``, a Python sort of the
+    whole vocabulary (262,144 tokens for gemma 3): most of a request's time (docs/nextword.md).
+    The tests' server replaces the ``zip`` and ``sorted`` that module sees with ones giving
+    that list, in that order, from numpy (tests/test_nextword_served.py checks them against Python's
+    on ties); every other call goes to the builtins."""
+    import llama_cpp.llama as module
+
+    module.zip, module.sorted = _zip, _sorted  # type: ignore[attr-defined]
+
+
 def main() -> None:
     from stereoprobe.backends.modelfile import amx_faults
+
+    fast_ranking()
 
     if sys.argv[1:2] == ["--fd"]:
         _serve_on(int(sys.argv[2]))

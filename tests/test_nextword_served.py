@@ -167,3 +167,23 @@ def test_the_report_says_how_many_lists_are_short():
                                    "2 probes have fewer than ten words: the endpoint returns at most 20 logprobs.")
     data.manifest["mode"] = "chat"  # chat lists are as long as the reply gives: nothing said
     assert coverage_text(data) == "This run covers 1 of 9 categories (3 of 2,292 probes)."
+
+
+def test_the_test_servers_ranking_is_pythons_sort_exactly():
+    """tests/llama_server.py ranks a position's logprobs with numpy in llama-cpp-python's
+    server: the same tuples in the same order as ``sorted(zip(values, range(n)), reverse=True)``,
+    ties (equal logprobs) by index descending, for the float32 rows and the lists it ranks."""
+    import numpy as np
+    from llama_server import _sorted, _zip
+
+    rng = np.random.default_rng(3)
+    row = np.round(rng.normal(size=5000), 1).astype(np.float32)  # about 80 tokens share each value
+    row[[7, 9]] = -np.inf  # a token the softmax underflows
+    for values in (row, row.tolist(), [0.5, 0.5, 0.1, 0.5]):
+        fast = _sorted(_zip(values, range(len(values))), reverse=True)
+        slow = sorted(zip(values, range(len(values))), reverse=True)
+        assert fast == slow
+        assert [type(v) for v, _ in fast[:3]] == [type(v) for v, _ in slow[:3]]
+    assert _sorted(_zip([0.5, 0.5, 0.1, 0.5], range(4)), reverse=True)[:3] == [(0.5, 3), (0.5, 1), (0.5, 0)]
+    # anything else is the builtins' own
+    assert _sorted([3, 1, 2]) == [1, 2, 3] and list(_zip("ab", [1, 2])) == [("a", 1), ("b", 2)]
