@@ -155,14 +155,15 @@ def once_per_run(make: Callable[[], T]) -> Callable[[], T]:
 @pytest.fixture(scope="session", autouse=True)
 def _caches_in_the_session_temp_dir(tmp_path_factory: pytest.TempPathFactory):
     """stereoprobe's cache (WordNet's copy, the names table, model hashes: $STEREOPROBE_CACHE)
-    and matplotlib's font cache ($MPLCONFIGDIR) live in this session's temp dir, never in
-    ~/.cache; subprocesses started by tests inherit both. Under pytest-xdist each worker
-    has its own temp dir, so its own caches (stereoprobe writes its cache files through a
-    temporary name and a rename, so sharing them would be safe too, but costs nothing to avoid)."""
+    lives in this run's temp dir (``run_shared_dir``), matplotlib's font cache ($MPLCONFIGDIR)
+    in this session's, never in ~/.cache; subprocesses started by tests inherit both. The
+    pytest-xdist workers of a run share stereoprobe's cache: it writes its files through a
+    temporary name and a rename (two workers converting at once each write their own and one
+    rename wins), and the names table's conversion costs 5.5 s a process."""
     base = tmp_path_factory.getbasetemp()
     _RUN_SHARED[:] = [run_shared_dir(tmp_path_factory)]
     saved = {k: os.environ.get(k) for k in ("STEREOPROBE_CACHE", "MPLCONFIGDIR")}
-    os.environ["STEREOPROBE_CACHE"] = str(base / "stereoprobe-cache")
+    os.environ["STEREOPROBE_CACHE"] = str(_RUN_SHARED[0] / "stereoprobe-cache")
     os.environ["MPLCONFIGDIR"] = str(base / "matplotlib")
     yield base
     for k, v in saved.items():

@@ -10,11 +10,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def test_stereoprobes_cache_is_the_sessions_temp_dir(tmp_path_factory):
+def test_stereoprobes_cache_is_the_runs_temp_dir(tmp_path_factory):
+    from conftest import run_shared_dir
+
     from stereoprobe.datafiles import cache_dir
 
     base = tmp_path_factory.getbasetemp()
-    assert cache_dir() == base / "stereoprobe-cache"
+    assert cache_dir() == run_shared_dir(tmp_path_factory) / "stereoprobe-cache"
+    assert base == run_shared_dir(tmp_path_factory) or base.parent == run_shared_dir(tmp_path_factory)
     assert Path(os.environ["MPLCONFIGDIR"]).parent == base
 
 
