@@ -13,6 +13,7 @@ import pytest
 
 import hobbies_synth as synth
 from hobbies_fake import HobbiesFake
+from stereoprobe.studies.hobbies import w2v
 
 pytestmark = pytest.mark.long  # minutes of CPU: run first (tests/conftest.py)
 
@@ -89,7 +90,13 @@ def test_the_page_shows_findings_examples_and_figures(planted_run, run_cli):
     assert (planted_run / "report" / "figures" / "labels.png").stat().st_size > 10_000
 
 
-def test_compare_finds_the_planted_gap_and_not_a_null_one(planted_run, tmp_path, run_cli):
+def test_compare_finds_the_planted_gap_and_not_a_null_one(planted_run, tmp_path, run_cli, monkeypatch):
+    # 2 retrainings a fold, not the tool's 10 (w2v.RETRAIN): 30 of the 36 thirds-of-a-corpus trainings a compare,
+    # twice here. d, its folds and p do not depend on them; the se's calibration at a known truth is
+    # tests/test_hobbies_w2v.py's; here the retraining path still runs, the same in both compares.
+    # Measured at 10: planted d 3.67 (3.04 to 4.31), null 0.19 (-0.09 to 0.46); at 2: planted 3.06 to 4.28, the
+    # null's the same (its retraining part clipped at 0 either way).
+    monkeypatch.setattr(w2v, "RETRAIN", 2)
     null = tmp_path / "null"
     with HobbiesFake(synth.NULL) as server:
         r = run_cli("collect", "--study", "hobbies", "--model", "fake-null", "--base-url", server.base_url,
@@ -103,6 +110,7 @@ def test_compare_finds_the_planted_gap_and_not_a_null_one(planted_run, tmp_path,
     planted, nul = table.loc["fake-chat"], table.loc["fake-null"]
     assert planted["d"] > 1 and planted["d_low"] > 0.8 and planted["p_names"] < 1e-10
     assert nul["d_low"] < 0 < nul["d_high"]
+    assert json.loads((tmp_path / "cmp" / "meta.json").read_text())["retrain"] == 2  # the retrainings as patched
     page = next((tmp_path / "cmp").glob("*.html")).read_text(encoding="utf-8")
     # a direction only where the interval excludes 0: the planted run leans to "she", the null run has none
     assert "fake-chat: texts about female names sit nearer “she” than texts about male names" in page
