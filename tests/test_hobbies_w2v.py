@@ -254,3 +254,34 @@ def test_texts_without_she_and_he_cannot_make_the_axis():
         w2v.compare([run], way="001")
     with pytest.raises(DataError, match="has 1 names of one gender; the comparison cuts each gender's names in 3"):
         w2v.compare([run])
+
+
+def _clustered_runs(reps: int, gap: float, seed: int):
+    """Text scores without Word2Vec: 40 names a gender, 10 texts a name, a name's own level
+    (sd 1) plus each text's noise (sd 0.5), female names ``gap`` higher; names in three folds."""
+    rng = np.random.default_rng(seed)
+    names = [f"{g}{i}" for g in ("f", "m") for i in range(40)]
+    genders = ["female" if n[0] == "f" else "male" for n in names]
+    per_text = [(n, g, i % 3) for i, (n, g) in enumerate(zip(names, genders)) for _ in range(10)]
+    run = w2v.RunTexts("r", [], [], [g for _, g, _ in per_text], [n for n, _, _ in per_text])
+    fold = np.array([k for _, _, k in per_text])
+    for _ in range(reps):
+        level = {n: rng.normal() + (gap if g == "female" else 0.0) for n, g in zip(names, genders)}
+        yield run, fold, np.array([level[n] for n, _, _ in per_text]) + rng.normal(0, 0.5, len(per_text))
+
+
+def test_the_comparison_tests_over_name_means_not_texts():
+    # texts of one name are one cluster (here 10 texts at an intra-name correlation of 0.8): a test over the
+    # 800 texts would reject in about half of these null runs (design effect 1 + 9 x 0.8), over the 80 name
+    # means in about 5%. The interval of d, from the folds' name bootstraps, covers the null's 0 about 95% of
+    # the time (the folds' names are independent here: no model links them) and finds a gap of one name sd (d about 1,
+    # se about 0.24: found in 48 of 50 runs).
+    null = [w2v.combine(run, "cross-fit", s, fold, 200, seed=i) for i, (run, fold, s) in
+            enumerate(_clustered_runs(300, 0.0, 34))]
+    rejected = np.mean([p.p_names < 0.05 for p in null])
+    covered = np.mean([p.d_low <= 0 <= p.d_high for p in null])
+    assert 0.02 <= rejected <= 0.08, rejected
+    assert 0.92 <= covered <= 0.98, covered
+    real = [w2v.combine(run, "cross-fit", s, fold, 200, seed=i) for i, (run, fold, s) in
+            enumerate(_clustered_runs(50, 1.0, 35))]
+    assert np.mean([p.p_names < 0.05 and p.d_low > 0 for p in real]) >= 0.9
