@@ -360,7 +360,9 @@ def test_demonstrations_and_failed_studies_are_said_before_any_number(suites, tm
         "Coreference failed on model-a and is not on the card: scoring: the run has no answers.",
         "Fill-in and anecdotes on model-a are demonstrations of their methods, not findings: the model does not "
         "answer chat prompts, so each was asked another way (its section says how)."]
-    assert "<strong>A demonstration on model-a.</strong> next-word mode, not the paper's chat question" in (
-        tmp_path / "card2" / "index.html").read_text(encoding="utf-8").replace("&#x27;", "'")
+    page2 = (tmp_path / "card2" / "index.html").read_text(encoding="utf-8").replace("&#x27;", "'")
+    assert "<strong>A demonstration on model-a.</strong> next-word mode, not the paper's chat question" in page2
+    # the "Which model" line names the studies as the headings do, not by their suite keys
+    assert "the default design; demonstrations only on this model: fill-in and anecdotes." in page2
     page = (out / "index.html").read_text(encoding="utf-8")
     assert "<strong>A demonstration on model-a.</strong>" in page and "<strong>Failed on model-a:</strong>" in page

@@ -145,9 +145,9 @@ def _model_note(card: Card) -> str:
         how = (f"the model file {b['model_file']}" if b.get("model_file") else
                f"{b['model']} at {b['base_url']}" if b.get("base_url") else
                "the embedded offline model (a small base model)" if not b.get("model") else str(b.get("model")))
-        demos = [s.key for s in m.studies if s.demonstration]
+        demos = [words.STUDY_NAMES.get(s.key, s.key) for s in m.studies if s.demonstration]
         parts.append(f"{m.name}: {how}, the {m.design} design"
-                     + (f"; demonstrations only on this model: {', '.join(demos)}" if demos else "") + ".")
+                     + (f"; demonstrations only on this model: {words.listing(demos)}" if demos else "") + ".")
     return " ".join(parts)
 
 
