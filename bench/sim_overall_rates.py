@@ -120,6 +120,8 @@ def run(name: str, runs: int, boot: int, seed: int, metrics, overall_only: bool)
 def summarise(result: dict) -> list[dict]:
     out = []
     for m, runs in result["rows"].items():
+        if not runs:  # --overall-only fills incorrect's rows alone
+            continue
         a = np.asarray(runs, dtype=np.float64)  # (runs, cells, 3)
         true = result["truth"][m]
         for where, cells in (("overall", a[:, -1:]), ("per scene", a[:, :-1])):
