@@ -130,17 +130,13 @@ def report(paths: list[str]) -> str:
 
 
 if __name__ == "__main__":
-    import argparse
+    from sim_overall_rates import cli
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenarios", default="normal-10-5")
-    parser.add_argument("--runs", type=int, default=200)
-    parser.add_argument("--rules", default="pig:1:1.4", help="rule:l:s,... (module docstring)")
-    parser.add_argument("--replicates", type=int, default=20_000, help="replicates a run (the tool's 20,000)")
-    parser.add_argument("--seed", type=int, default=36)
-    parser.add_argument("--out", type=Path)
-    parser.add_argument("--report", nargs="*")
-    args = parser.parse_args()
+    def options(parser):
+        parser.add_argument("--rules", default="pig:1:1.4", help="rule:l:s,... (module docstring)")
+        parser.add_argument("--replicates", type=int, default=20_000, help="replicates a run (the tool's 20,000)")
+
+    args = cli(__doc__, "normal-10-5", 200, options)
     if args.report:
         print(report(args.report), end="")
         raise SystemExit

@@ -35,6 +35,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 
@@ -150,21 +151,31 @@ def report(paths: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":
+def cli(doc: str, scenarios: str, runs: int, extra: Callable[[Any], None]) -> Any:
+    """The simulations' command line (this file's and sim_overall_frontier.py's): --scenarios, --runs, --seed
+    (36), --out JSON, and --report JSON... (print ``report`` of earlier results and exit); ``extra(parser)``
+    adds a script's own options."""
     import argparse
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenarios", default="normal-10-2")
-    parser.add_argument("--runs", type=int, default=300)
-    parser.add_argument("--boot", type=int, default=2000, help="replicates per block of the plan (score's default)")
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--scenarios", default=scenarios)
+    parser.add_argument("--runs", type=int, default=runs)
     parser.add_argument("--seed", type=int, default=36)
-    parser.add_argument("--metrics", default=",".join(METRICS))
-    parser.add_argument("--overall-only", action="store_true", help="incorrect, Overall only (no per-scene rows)")
-    parser.add_argument("--library", default="", help="a directory holding another version's stereoprobe package")
-    parser.add_argument("--label", default="", help="the library's name in the results (default: new, or old)")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--report", nargs="*")
-    args = parser.parse_args()
+    extra(parser)
+    return parser.parse_args()
+
+
+if __name__ == "__main__":
+    def options(parser):
+        parser.add_argument("--boot", type=int, default=2000, help="replicates per block of the plan (score's default)")
+        parser.add_argument("--metrics", default=",".join(METRICS))
+        parser.add_argument("--overall-only", action="store_true", help="incorrect, Overall only (no per-scene rows)")
+        parser.add_argument("--library", default="", help="a directory holding another version's stereoprobe package")
+        parser.add_argument("--label", default="", help="the library's name in the results (default: new, or old)")
+
+    args = cli(__doc__, "normal-10-2", 300, options)
     if args.report:
         print(report(args.report), end="")
         raise SystemExit
