@@ -15,7 +15,8 @@ rules costs seconds a cell:
   noise counted twice;
 - ``pig-eb`` / ``sub-eb``: as above, with each pair's rate drawn from Beta(k + c p, n - k + c (1 - p)), ``p`` the
   run's rate, ``c`` = 1 (a draw that is monotone in the counts when made by its quantile function);
-- ``pig-jeffreys``: the pairs' rates drawn from their Jeffreys posteriors Beta(k + 1/2, n - k + 1/2).
+- ``pig-jeffreys``: the pairs' rates drawn from their Jeffreys posteriors Beta(k + 1/2, n - k + 1/2);
+- ``tool``: the tool's pairing, the lower limit from ``pig``'s replicates and the upper from ``pig-eb``'s.
 
 Each rule is read at several lower/upper reaches: limits at the ``Phi(-l t)`` and ``Phi(s t)`` quantiles of its
 replicates, ``t`` the 97.5% point of t on the smaller side's jobs minus 1, never inside the counts' Jeffreys
@@ -96,9 +97,13 @@ def run(name: str, runs: int, rules: list[tuple[str, float, float]], rows: int, 
         j_hi = stats.beta.ppf(0.975, kk + 0.5, nn - kk + 0.5) if kk < nn else 1.0
         cache: dict[str, np.ndarray] = {}
         for rule in rules:
-            if rule[0] not in cache:
-                cache[rule[0]] = replicates(rule[0], num, den, d.cluster_jobs, k, rows, np.random.default_rng([r, 7]))
-            lo, hi = np.quantile(cache[rule[0]], [stats.norm.cdf(-rule[1] * t), stats.norm.cdf(rule[2] * t)])
+            # "tool": the lower limit from the observed rates (pig), the upper from the posterior draws (pig-eb)
+            low_rule, high_rule = ("pig", "pig-eb") if rule[0] == "tool" else (rule[0], rule[0])
+            for name_ in (low_rule, high_rule):
+                if name_ not in cache:
+                    cache[name_] = replicates(name_, num, den, d.cluster_jobs, k, rows, np.random.default_rng([r, 7]))
+            lo = np.quantile(cache[low_rule], stats.norm.cdf(-rule[1] * t))
+            hi = np.quantile(cache[high_rule], stats.norm.cdf(rule[2] * t))
             limits[rule].append((100 * min(lo, j_lo), 100 * max(hi, j_hi)))
     oracle = 3.92 * float(np.std(est))
     out = []

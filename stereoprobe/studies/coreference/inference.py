@@ -45,6 +45,7 @@ ESTIMAND = ("jobs like these, with these scenes: the women- and men-dominated jo
             "rate's interval: quantiles of its replicates with both sides' jobs drawn at once (the upper with "
             "each pair's rate from its posterior)")
 STRETCH = 1.2  # an overall rate's upper quantile at Phi(STRETCH t): bench/sim_overall_frontier.py, docs/statistics.md
+REACH = 0.8  # and its lower quantile at Phi(-REACH t) (the same bench: the pairs' noise widens the replicates)
 CONCENTRATION = 1.0  # an overall rate's pair rates: Beta(k + c p, n - k + c (1 - p)) posteriors, c this, p the run's rate
 LEVELS = 256  # each pair's posterior read at this many equally spaced probability levels
 TOLERANCE = 1e-9  # points: a standard error below it (times max(1, |difference|)) is round-off, i.e. 0
@@ -164,8 +165,8 @@ def rate_table(plan: Plan, clusters: Any, num: Any, den: Any, keys: Any, names: 
 def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
     """(low, high) % of a rate over a run's pairs, ``100 sum num / sum den`` (``num``, ``den``: per cluster of the
     plan). One rule at every rate, from replicates that draw both sides' jobs at once
-    (:meth:`stereoprobe.stats.crossed.CrossedPlan.joint_ratio`): the low limit their ``Phi(-t)`` quantile with
-    the pairs' rates as observed, the high limit their ``Phi(STRETCH t)`` quantile with each pair's rate drawn
+    (:meth:`stereoprobe.stats.crossed.CrossedPlan.joint_ratio`): the low limit their ``Phi(-REACH t)`` quantile
+    with the pairs' rates as observed, the high limit their ``Phi(STRETCH t)`` quantile with each pair's rate drawn
     from its posterior ``Beta(k + c p, n - k + c (1 - p))`` (``p`` the run's rate, ``c`` :data:`CONCENTRATION`,
     read at :data:`LEVELS` levels); ``t`` the ``(1 + level) / 2`` quantile of t on the jobs of the smaller side
     minus 1; never inside the Jeffreys interval of ``sum num`` of ``sum den`` answers (a rate of 0 or 100%); NaN
@@ -193,7 +194,7 @@ def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
                                                                           np.maximum(b, 1e-300), u)))[pair.ravel()]
     reps = plan.crossed.joint_ratio(num, den, unit_quantiles=np.where(den[:, None] > 0, q, 0.0))
     hi = np.nanquantile(reps, stats.norm.cdf(STRETCH * t))
-    lo = np.nanquantile(plan.crossed.joint_ratio(num, den), stats.norm.cdf(-t))  # the pairs' rates as observed
+    lo = np.nanquantile(plan.crossed.joint_ratio(num, den), stats.norm.cdf(-REACH * t))  # the rates as observed
     tail = (1 - plan.level) / 2
     j_lo = float(stats.beta.ppf(tail, k + 0.5, n - k + 0.5)) if k > 0 else 0.0
     j_hi = float(stats.beta.ppf(1 - tail, k + 0.5, n - k + 0.5)) if k < n else 1.0
