@@ -214,6 +214,43 @@ def read_raw(path: Path):
     return frame.drop_duplicates(["family", "names", "samples", "truth", "way", "rep"])  # a replicate run twice
 
 
+def half_resamples(tables, k: int, retrain: int, seed: int):
+    """``w2v.resamples`` with half-samples: per fold, ``retrain`` rows of 0/1 that pick half of each run's and
+    gender's names without replacement (an odd one out to either half by chance); the same Word2Vec seeds."""
+    out = []
+    for h in range(k):
+        strata = np.array([f"{i}\x00{g}" for i, t in enumerate(tables) for g in t.loc[t["fold"] == h, "gender"]])
+        rng = np.random.default_rng([seed, 7, h])
+        w = np.zeros((retrain, len(strata)), dtype=np.int32)
+        for s in dict.fromkeys(strata.tolist()):
+            ix = np.flatnonzero(strata == s)
+            for b in range(retrain):
+                w[b, rng.choice(ix, size=len(ix) // 2 + int(len(ix) % 2 and rng.random() < 0.5), replace=False)] = 1
+        out.append((w, [int(np.random.SeedSequence([seed, h, b]).generate_state(1)[0]) for b in range(retrain)]))
+    return out
+
+
+def twostage_fold_texts(runs, split, fold: int, counts=None) -> list:
+    """``w2v._fold_texts`` where each copy of a name drawn by a retraining replicate (``counts``) brings its texts
+    drawn again with replacement; the generator is seeded by the fold, the texts and the counts, so a run's draws
+    do not depend on what ran before. Without ``counts`` (the fold's own model), the texts as they are."""
+    if counts is None:
+        return [s for r, f in zip(runs, split) for s, j in zip(r.sentences, f) if j == fold]
+    out = []
+    for i, (r, f) in enumerate(zip(runs, split)):
+        texts: dict[str, list] = {}
+        for s, j, n in zip(r.sentences, f, r.names):
+            if j == fold:
+                texts.setdefault(n, []).append(s)
+        key = [fold, len(texts), *[int(counts[i].get(n, 0)) for n in sorted(texts)]]
+        rng = np.random.default_rng(key)
+        for n in sorted(texts):
+            mine = texts[n]
+            for _ in range(int(counts[i].get(n, 0))):
+                out += [mine[x] for x in rng.integers(len(mine), size=len(mine))]
+    return out
+
+
 def main() -> None:
     import pandas as pd
 
@@ -229,6 +266,10 @@ def main() -> None:
     parser.add_argument("--retrain", type=int, default=10,
                         help="retraining bootstrap replicates per fold (the summary also shows fewer, and none)")
     parser.add_argument("--start", type=int, default=0, help="first replicate (its seeds)")
+    parser.add_argument("--resampling", choices=["bootstrap", "half", "twostage"], default="bootstrap",
+                        help="how retraining draws a fold's names: the tool's bootstrap; half of each run's and "
+                             "gender's names without replacement; or the bootstrap's names, each copy of a name "
+                             "with its texts drawn again with replacement (experiments, docs/hobbies.md)")
     parser.add_argument("--raw", type=Path, default=None, help="append one row per replicate and way to this CSV")
     parser.add_argument("--summary", type=Path, nargs="+", default=None, help="print the tables of raw CSVs")
     parser.add_argument("--against", nargs="+", default=None, metavar="FAMILY:NAMES:TRUTH=TARGET,SD",
@@ -238,6 +279,14 @@ def main() -> None:
         print("\n".join(summary(pd.concat([read_raw(p) for p in args.summary], ignore_index=True),
                                 reference(args.against))))
         return
+    if args.resampling == "half":
+        from stereoprobe.studies.hobbies import w2v
+
+        w2v.resamples = half_resamples
+    if args.resampling == "twostage":
+        from stereoprobe.studies.hobbies import w2v
+
+        w2v._fold_texts = twostage_fold_texts
     t0 = time.perf_counter()
     print(f"{args.family}: {args.names}+{args.names} names x {args.samples} samples, {args.reps} replicates from "
           f"{args.start}, {args.bootstrap} bootstrap; load before {os.getloadavg()[0]:.2f}", flush=True)
