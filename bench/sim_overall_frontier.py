@@ -71,7 +71,7 @@ def replicates(rule: str, num, den, jobs, k: int, rows: int, rng) -> np.ndarray:
     return ((w * rates) @ den) / (w @ den)
 
 
-def run(name: str, runs: int, rules: list[tuple[str, float, float]], rows: int, seed: int) -> dict:
+def run(name: str, runs: int, rules: list[tuple[str, float, float]], rows: int, seed: int, df: str = "smaller") -> dict:
     from coref_synth import Model, design, simulate, truth
     from sim_overall_rates import SCENARIOS, normal_beta, normal_truth, simulate_normal
 
@@ -83,7 +83,7 @@ def run(name: str, runs: int, rules: list[tuple[str, float, float]], rows: int, 
         model = Model(**params)
         true = truth(model)["incorrect"]
     rng = np.random.default_rng([seed, sum(map(ord, name))])  # sim_overall_rates.py's stream: the same runs
-    t = float(stats.t.ppf(0.975, k - 1))
+    t = float(stats.t.ppf(0.975, k - 1 if df == "smaller" else 2 * (k - 1)))  # both: the two sides' jobs minus 2
     pairs = len(d.cluster_jobs)
     est, limits = [], {r: [] for r in rules}
     start = time.process_time()
@@ -140,13 +140,15 @@ if __name__ == "__main__":
     def options(parser):
         parser.add_argument("--rules", default="pig:1:1.4", help="rule:l:s,... (module docstring)")
         parser.add_argument("--replicates", type=int, default=20_000, help="replicates a run (the tool's 20,000)")
+        parser.add_argument("--df", choices=["smaller", "both"], default="smaller",
+                            help="t's degrees of freedom: the smaller side's jobs minus 1 (the tool), or both sides' minus 2")
 
     args = cli(__doc__, "normal-10-5", 200, options)
     if args.report:
         print(report(args.report), end="")
         raise SystemExit
     rules = [(r.split(":")[0], float(r.split(":")[1]), float(r.split(":")[2])) for r in args.rules.split(",")]
-    results = [run(s, args.runs, rules, args.replicates, args.seed) for s in args.scenarios.split(",")]
+    results = [run(s, args.runs, rules, args.replicates, args.seed, args.df) for s in args.scenarios.split(",")]
     if args.out:
         args.out.write_text(json.dumps(results))
     print(report([str(args.out)]) if args.out else json.dumps(results))
