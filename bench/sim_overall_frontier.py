@@ -14,14 +14,16 @@ rules costs seconds a cell:
   to a sum of k/2, so a job's weight has the bootstrap's variance and the sides' totals are fixed): the pairs'
   noise counted twice;
 - ``pig-eb`` / ``sub-eb``: as above, with each pair's rate drawn from Beta(k + c p, n - k + c (1 - p)), ``p`` the
-  run's rate, ``c`` = 1 (a draw that is monotone in the counts when made by its quantile function);
+  run's rate, ``c`` = 1 as the tool's, or ``--concentration`` (a draw that is monotone in the counts when made by
+  its quantile function);
 - ``pig-jeffreys``: the pairs' rates drawn from their Jeffreys posteriors Beta(k + 1/2, n - k + 1/2);
 - ``tool``: the tool's pairing, the lower limit from ``pig``'s replicates and the upper from ``pig-eb``'s.
 
 Each rule is read at several lower/upper reaches: limits at the ``Phi(-l t)`` and ``Phi(s t)`` quantiles of its
 replicates, ``t`` the 97.5% point of t on the smaller side's jobs minus 1, never inside the counts' Jeffreys
-interval (the tool: ``pig`` at l = 1, s = 1.4). Runs are the bench's own (``--seed`` 36 and each scenario's
-stream), so a rule's row here and ``sim_overall_rates.py``'s for the tool's rule come from the same runs.
+interval (the tool: ``tool`` at l = 0.8, s = 1.2; the rule of 2026-11-27: ``pig`` at l = 1, s = 1.4). Runs are
+the bench's own (``--seed`` 36 and each scenario's stream), so a rule's row here and ``sim_overall_rates.py``'s
+for the tool's rule come from the same runs.
 
     python bench/sim_overall_frontier.py --scenarios normal-10-1,coref-10 --runs 200 \\
         --rules pig:1:1.4,sub:0.8:1.4 --out frontier.json
@@ -58,6 +60,9 @@ def side_weights(kind: str, k: int, rows: int, rng) -> np.ndarray:
     return out
 
 
+CONCENTRATION = 1.0  # c of the ``-eb`` posteriors (the tool's inference.CONCENTRATION; --concentration)
+
+
 def replicates(rule: str, num, den, jobs, k: int, rows: int, rng) -> np.ndarray:
     """(rows,) replicates of the run's rate under ``rule`` (module docstring)."""
     base, _, post = rule.partition("-")
@@ -66,7 +71,7 @@ def replicates(rule: str, num, den, jobs, k: int, rows: int, rng) -> np.ndarray:
     if not post:
         return (w @ num) / (w @ den)
     p = num.sum() / den.sum()
-    a, b = (0.5, 0.5) if post == "jeffreys" else (p, 1 - p)  # c = 1
+    a, b = (0.5, 0.5) if post == "jeffreys" else (CONCENTRATION * p, CONCENTRATION * (1 - p))
     rates = rng.beta(num + a, den - num + b, size=w.shape)
     return ((w * rates) @ den) / (w @ den)
 
@@ -140,6 +145,7 @@ if __name__ == "__main__":
     def options(parser):
         parser.add_argument("--rules", default="pig:1:1.4", help="rule:l:s,... (module docstring)")
         parser.add_argument("--replicates", type=int, default=20_000, help="replicates a run (the tool's 20,000)")
+        parser.add_argument("--concentration", type=float, default=1.0, help="c of the -eb posteriors (the tool: 1)")
         parser.add_argument("--df", choices=["smaller", "both"], default="smaller",
                             help="t's degrees of freedom: the smaller side's jobs minus 1 (the tool), or both sides' minus 2")
 
@@ -147,6 +153,7 @@ if __name__ == "__main__":
     if args.report:
         print(report(args.report), end="")
         raise SystemExit
+    CONCENTRATION = args.concentration
     rules = [(r.split(":")[0], float(r.split(":")[1]), float(r.split(":")[2])) for r in args.rules.split(",")]
     results = [run(s, args.runs, rules, args.replicates, args.seed, args.df) for s in args.scenarios.split(",")]
     if args.out:
