@@ -41,9 +41,14 @@ RULE = '[[rule]]\nstudy = "coreference"\nmetric = "inconsistent"\nmax = 0.10\n'
 _SALT = {"run": 0}
 
 
-def _salted(probe_id: str, bias: float) -> bool:
-    """coref_fake.is_flipped with the simulated run's number in the hash: a fresh draw per run."""
-    u = int(hashlib.sha1(f"gate-sim\t{_SALT['run']}\t{probe_id}".encode()).hexdigest()[:13], 16) / 16**13
+def _salted(probe_id: str, bias: float, seed: int | None = None) -> bool:
+    """coref_fake.is_flipped with the simulated run's number in the hash: a fresh draw per run.
+
+    It takes coref_fake.is_flipped's arguments: with one missing, every request that asks
+    it fails inside the fake server, the client retries with back-off, and a run takes
+    minutes instead of seconds (the error is not seen: the CLI runner holds stderr)."""
+    salt = _SALT["run"] if seed is None else f"{_SALT['run']}\t{seed}"
+    u = int(hashlib.sha1(f"gate-sim\t{salt}\t{probe_id}".encode()).hexdigest()[:13], 16) / 16**13
     return u < bias
 
 
