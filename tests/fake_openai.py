@@ -121,7 +121,9 @@ class Loopback:
 
     def start(self):
         handler = type("Handler", (self.handler,), {"fake": self})
+        self.crashes: list[str] = []  # exceptions a handler raised (the client saw a dropped connection)
         self._httpd = _Server(("127.0.0.1", 0), handler)
+        self._httpd.crashes = self.crashes
         threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
@@ -136,6 +138,10 @@ class Loopback:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+        if exc[0] is None and self.crashes:
+            # a handler that raised looks to the client like a dropped connection, which it
+            # retries with back-off: a test or bench that meant no fault would pass, slowly
+            raise AssertionError(f"the fake server's handler raised {len(self.crashes)} time(s): {self.crashes[0]}")
 
     @property
     def port(self) -> int:
@@ -224,9 +230,13 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True  # a handler sleeping past a client's timeout must not block stop()
     request_queue_size = 256  # many clients connect at once at high concurrency
 
+    crashes: list[str]
+
     def handle_error(self, request: object, client_address: object) -> None:
-        if isinstance(sys.exc_info()[1], ConnectionError):  # a client that gave up or was stopped
+        exc = sys.exc_info()[1]
+        if isinstance(exc, ConnectionError):  # a client that gave up or was stopped
             return
+        self.crashes.append(f"{type(exc).__name__}: {exc}")
         super().handle_error(request, client_address)
 
 

@@ -306,3 +306,20 @@ def test_a_full_disk_at_the_start_is_one_line_and_changes_nothing(fake_openai, a
     assert "No space left on device" in one_error_line(res)
     monkeypatch.undo()
     assert {f: (out / f).read_bytes() for f in before} == before
+
+
+def test_a_fake_server_whose_handler_raises_fails_the_test_that_used_it(monkeypatch):
+    """A handler that raises drops the connection, which the client retries with back-off:
+    a bench whose patched reply function lacked an argument ran 40x slower and passed. The
+    fake now names the handler's exception when it is stopped."""
+    import coref_fake
+    import openai
+    from fake_openai import FakeOpenAI
+
+    # the bench's mistake: a replacement that takes one argument fewer than the fake passes
+    monkeypatch.setattr(coref_fake, "biased_reply", lambda prompt, bias: None)
+    with pytest.raises(AssertionError, match=r"handler raised 1 time\(s\): TypeError"):
+        with FakeOpenAI(api_key=TEST_KEY, coreference_bias=0.5) as fake:
+            client = openai.OpenAI(api_key=TEST_KEY, base_url=fake.base_url, max_retries=0)
+            with pytest.raises(openai.APIConnectionError):
+                client.chat.completions.create(model="fake-chat", messages=[{"role": "user", "content": "Who was late?"}])
