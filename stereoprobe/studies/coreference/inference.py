@@ -46,6 +46,10 @@ ESTIMAND = ("jobs like these, with these scenes: the women- and men-dominated jo
             "each pair's rate from its posterior)")
 STRETCH = 1.2  # an overall rate's upper quantile at Phi(STRETCH t): bench/sim_overall_frontier.py, docs/statistics.md
 REACH = 0.8  # and its lower quantile at Phi(-REACH t) (the same bench: the pairs' noise widens the replicates)
+#: t is read on the jobs of the smaller side minus 1, but never on fewer than this many jobs: REACH and STRETCH
+#: were chosen at 10 and 20 jobs a side, and at 5 (t on 4 df) Phi(1.2 t) is the replicates' 99.96% quantile, far
+#: out in a skewed tail: 0.97-1.00 coverage at 1.3-1.9 oracle widths, 4x where jobs are alike (docs/statistics.md)
+FEWEST_JOBS = 10
 CONCENTRATION = 1.0  # an overall rate's pair rates: Beta(k + c p, n - k + c (1 - p)) posteriors, c this, p the run's rate
 LEVELS = 256  # each pair's posterior read at this many equally spaced probability levels
 TOLERANCE = 1e-9  # points: a standard error below it (times max(1, |difference|)) is round-off, i.e. 0
@@ -169,7 +173,7 @@ def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
     with the pairs' rates as observed, the high limit their ``Phi(STRETCH t)`` quantile with each pair's rate drawn
     from its posterior ``Beta(k + c p, n - k + c (1 - p))`` (``p`` the run's rate, ``c`` :data:`CONCENTRATION`,
     read at :data:`LEVELS` levels); ``t`` the ``(1 + level) / 2`` quantile of t on the jobs of the smaller side
-    minus 1; never inside the Jeffreys interval of ``sum num`` of ``sum den`` answers (a rate of 0 or 100%); NaN
+    minus 1, at least :data:`FEWEST_JOBS` of them; never inside the Jeffreys interval of ``sum num`` of ``sum den`` answers (a rate of 0 or 100%); NaN
     with one job on a side. A pair's posterior reaches above what it showed where it showed few wrong answers,
     which the high limit needs at low rates: a run that drew no hard job has both a low rate and jobs that look
     alike. Every replicate is a weighted mean of the pairs' (observed or drawn) rates with weights of at least 0
@@ -184,7 +188,7 @@ def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
     df = float(plan.crossed.df((den > 0)[:, None])[0])
     if not n > 0 or np.isnan(df):  # a side with one job: no interval for jobs like these can be formed
         return float("nan"), float("nan")
-    t = float(stats.t.ppf(0.5 + plan.level / 2, df))
+    t = float(stats.t.ppf(0.5 + plan.level / 2, max(df, FEWEST_JOBS - 1)))
     p = k / n
     counts, pair = np.unique(np.column_stack([num, den]), axis=0, return_inverse=True)  # pairs alike share levels
     a, b = (counts[:, 0] + CONCENTRATION * p)[:, None], (counts[:, 1] - counts[:, 0] + CONCENTRATION * (1 - p))[:, None]
