@@ -157,13 +157,14 @@ def test_overall_rates_cover_a_known_truth_in_the_mixture_family():
 
 
 def test_overall_rates_at_5_x_5_jobs_are_not_read_deep_in_the_replicates_tail():
-    # With 5 jobs a side t is on 4 df, and the upper limit at Phi(1.2 t) was the replicates' 99.96% quantile: far
-    # out in a skewed tail. Measured on these runs (200 a family, 5 x 5 jobs, 42 answers a pair), t on 4 df
-    # against t read at 10 jobs (FEWEST_JOBS): job effects sd 1 at 5% wrong, misses 0.0% below / 0.5% above at
-    # 1.51 oracle widths -> 0.5% / 4.0% at 1.17; the mixture (14.1%), none / none at 2.17 -> 1.0% / none at 1.67;
-    # jobs alike (sd 0, 2%: the gate's served runs), none at 4.41 -> 0.5% / none at 3.11 (there the interval cannot
-    # know from 5 jobs that they are alike). bench/sim_overall_rates.py's 400 runs a cell: docs/statistics.md.
-    # The bounds fail with t on 4 df (1.51 > 1.35, 2.17 > 1.9, 4.41 > 3.6) and with an interval that misses often.
+    # With 5 jobs a side t on the smaller side's 4 df put the upper limit at Phi(1.2 t), the replicates' 99.96%
+    # quantile: far out in a skewed tail. Measured on these runs (200 a family, 5 x 5 jobs, 42 answers a pair),
+    # t on 4 df against t on inference.reading_df's 8: job effects sd 1 at 5% wrong, misses 0.0% below / 0.5%
+    # above at 1.51 oracle widths -> 0.5% / 3.0% at 1.20; the mixture (14.1%), none / none at 2.17 -> 1.0% / none
+    # at 1.71; jobs alike (sd 0, 2%: the gate's served runs), none at 4.41 -> 0.5% / none at 3.21 (there the
+    # interval cannot know from 5 jobs that they are alike). bench/results/overall-few-jobs-20261128.md has 400
+    # runs a cell at 3, 4 and 5 jobs a side. The bounds fail with t on 4 df (1.51 > 1.35, 2.17 > 1.9, 4.41 > 3.6)
+    # and with an interval that misses often.
     runs, truth = _runs("normal", 200, seed=38, k=5, sd=1.0, rate=5.0)
     below, above, width = _check(runs, truth)
     assert above <= 0.075 and below <= 0.03 and 0.9 < width < 1.35

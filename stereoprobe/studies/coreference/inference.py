@@ -46,10 +46,8 @@ ESTIMAND = ("jobs like these, with these scenes: the women- and men-dominated jo
             "each pair's rate from its posterior)")
 STRETCH = 1.2  # an overall rate's upper quantile at Phi(STRETCH t): bench/sim_overall_frontier.py, docs/statistics.md
 REACH = 0.8  # and its lower quantile at Phi(-REACH t) (the same bench: the pairs' noise widens the replicates)
-#: t is read on the jobs of the smaller side minus 1, but never on fewer than this many jobs: REACH and STRETCH
-#: were chosen at 10 and 20 jobs a side, and at 5 (t on 4 df) Phi(1.2 t) is the replicates' 99.96% quantile, far
-#: out in a skewed tail: 0.97-1.00 coverage at 1.3-1.9 oracle widths, 4x where jobs are alike (docs/statistics.md)
-FEWEST_JOBS = 10
+#: REACH and STRETCH were chosen where t is read on 9 and 19 df (10 and 20 jobs a side); see :func:`reading_df`
+TUNED_DF = 9
 CONCENTRATION = 1.0  # an overall rate's pair rates: Beta(k + c p, n - k + c (1 - p)) posteriors, c this, p the run's rate
 LEVELS = 256  # each pair's posterior read at this many equally spaced probability levels
 TOLERANCE = 1e-9  # points: a standard error below it (times max(1, |difference|)) is round-off, i.e. 0
@@ -172,8 +170,8 @@ def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
     (:meth:`stereoprobe.stats.crossed.CrossedPlan.joint_ratio`): the low limit their ``Phi(-REACH t)`` quantile
     with the pairs' rates as observed, the high limit their ``Phi(STRETCH t)`` quantile with each pair's rate drawn
     from its posterior ``Beta(k + c p, n - k + c (1 - p))`` (``p`` the run's rate, ``c`` :data:`CONCENTRATION`,
-    read at :data:`LEVELS` levels); ``t`` the ``(1 + level) / 2`` quantile of t on the jobs of the smaller side
-    minus 1, at least :data:`FEWEST_JOBS` of them; never inside the Jeffreys interval of ``sum num`` of ``sum den`` answers (a rate of 0 or 100%); NaN
+    read at :data:`LEVELS` levels); ``t`` the ``(1 + level) / 2`` quantile of t on :func:`reading_df` of the jobs of the
+    smaller side minus 1; never inside the Jeffreys interval of ``sum num`` of ``sum den`` answers (a rate of 0 or 100%); NaN
     with one job on a side. A pair's posterior reaches above what it showed where it showed few wrong answers,
     which the high limit needs at low rates: a run that drew no hard job has both a low rate and jobs that look
     alike. Every replicate is a weighted mean of the pairs' (observed or drawn) rates with weights of at least 0
@@ -188,7 +186,7 @@ def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
     df = float(plan.crossed.df((den > 0)[:, None])[0])
     if not n > 0 or np.isnan(df):  # a side with one job: no interval for jobs like these can be formed
         return float("nan"), float("nan")
-    t = float(stats.t.ppf(0.5 + plan.level / 2, max(df, FEWEST_JOBS - 1)))
+    t = float(stats.t.ppf(0.5 + plan.level / 2, reading_df(df)))
     p = k / n
     counts, pair = np.unique(np.column_stack([num, den]), axis=0, return_inverse=True)  # pairs alike share levels
     a, b = (counts[:, 0] + CONCENTRATION * p)[:, None], (counts[:, 1] - counts[:, 0] + CONCENTRATION * (1 - p))[:, None]
@@ -203,6 +201,21 @@ def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
     j_lo = float(stats.beta.ppf(tail, k + 0.5, n - k + 0.5)) if k > 0 else 0.0
     j_hi = float(stats.beta.ppf(1 - tail, k + 0.5, n - k + 0.5)) if k < n else 1.0
     return 100 * min(float(lo), j_lo), 100 * max(float(hi), j_hi)
+
+
+def reading_df(df: float) -> float:
+    """The degrees of freedom an overall rate's ``t`` is read on, from ``df``, the jobs of the smaller side minus 1:
+    ``df`` from 10 jobs a side on, and below that twice ``df`` (both sides' jobs minus 2 where the sides are
+    equal) up to :data:`TUNED_DF`. With few jobs the replicates are skewed, and t on the smaller side alone reads
+    them far out in the tail: at 5 x 5 jobs (t on 4 df) ``Phi(1.2 t)`` is their 99.96% quantile, and the interval
+    covered 0.97-1.00 at 1.3-1.9 times the oracle width (3.5-4.3 where the jobs are alike); read on 8 df,
+    0.91-0.99 at 1.06-1.23. At 3 x 3 jobs reading on 4 df (not 2) covered 0.93-0.97, and on 9 df 0.89-0.96
+    (docs/statistics.md, "Overall rates with few jobs").
+
+    >>> [reading_df(d) for d in (1, 2, 4, 5, 9, 19)]
+    [2, 4, 8, 9, 9, 19]
+    """
+    return max(df, min(2 * df, TUNED_DF))
 
 
 def pooled_deff(pct: Any, var: Any, n: Any) -> float:

@@ -149,7 +149,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
     from stereoprobe.stats.analysis import check_options
     from stereoprobe.store import now_iso
     from stereoprobe.studies.coreference.frame import answer_frame
-    from stereoprobe.studies.coreference.inference import ESTIMAND, FEWEST_JOBS, REACH, STRETCH, plan_for
+    from stereoprobe.studies.coreference.inference import ESTIMAND, REACH, STRETCH, TUNED_DF, plan_for
     from stereoprobe.studies.coreference.templates import load_templates
 
     check_options(level, n_boot, seed)
@@ -190,7 +190,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
                                    f"Phi(-{REACH:g} t) and Phi({STRETCH:g} t) of "
                                    "the replicates with both sides' jobs drawn at once (for the upper, each pair's rate from "
                                    "its posterior Beta(k + p, n - k + 1 - p), p the run's rate), t on the jobs of the smaller "
-                                   f"side minus 1 (at least {FEWEST_JOBS}), never inside the Jeffreys interval, at every rate",
+                                   f"side minus 1 (below {TUNED_DF + 1} jobs: twice that, at most {TUNED_DF}), never inside the Jeffreys interval, at every rate",
                        "difference": "t interval and p at the two-way variance of the same replicates, paired",
                        "four_fifths_multiplicity": "Holm over the four rates of a prefix (p_holm)",
                        "multiple_testing": "Benjamini-Hochberg within pronouns.csv (per prefix), winobias.csv "
