@@ -170,9 +170,9 @@ def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
     (:meth:`stereoprobe.stats.crossed.CrossedPlan.joint_ratio`): the low limit their ``Phi(-REACH t)`` quantile
     with the pairs' rates as observed, the high limit their ``Phi(STRETCH t)`` quantile with each pair's rate drawn
     from its posterior ``Beta(k + c p, n - k + c (1 - p))`` (``p`` the run's rate, ``c`` :data:`CONCENTRATION`,
-    read at :data:`LEVELS` levels); ``t`` the ``(1 + level) / 2`` quantile of t on :func:`reading_df` of the jobs of the
-    smaller side minus 1; never inside the Jeffreys interval of ``sum num`` of ``sum den`` answers (a rate of 0 or 100%); NaN
-    with one job on a side. A pair's posterior reaches above what it showed where it showed few wrong answers,
+    read at :data:`LEVELS` levels); ``t`` the ``(1 + level) / 2`` quantile of t on :func:`reading_df` of the
+    jobs of the smaller side minus 1; never inside the Jeffreys interval of ``sum num`` of ``sum den`` answers (a
+    rate of 0 or 100%); NaN with one job on a side. A pair's posterior reaches above what it showed where it showed few wrong answers,
     which the high limit needs at low rates: a run that drew no hard job has both a low rate and jobs that look
     alike. Every replicate is a weighted mean of the pairs' (observed or drawn) rates with weights of at least 0
     that the counts do not choose, and a drawn rate grows with its pair's count and with the run's rate, so one
@@ -208,9 +208,9 @@ def reading_df(df: float) -> float:
     ``df`` from 10 jobs a side on, and below that twice ``df`` (both sides' jobs minus 2 where the sides are
     equal) up to :data:`TUNED_DF`. With few jobs the replicates are skewed, and t on the smaller side alone reads
     them far out in the tail: at 5 x 5 jobs (t on 4 df) ``Phi(1.2 t)`` is their 99.96% quantile, and the interval
-    covered 0.97-1.00 at 1.3-1.9 times the oracle width (3.5-4.3 where the jobs are alike); read on 8 df,
-    0.91-0.99 at 1.06-1.23. At 3 x 3 jobs reading on 4 df (not 2) covered 0.93-0.97, and on 9 df 0.89-0.96
-    (docs/statistics.md, "Overall rates with few jobs").
+    covered 0.97-1.00 at 1.3-1.8 times the oracle width (3.5-4.1 where the jobs are alike); read on 8 df,
+    0.94-0.98 at 1.1-1.3. At 3 x 3 jobs reading on 4 df (not 2) covers 0.94-0.98, and on 9 df it covered
+    0.89-0.96 (docs/statistics.md, "Overall rates where jobs differ strongly", "With few jobs").
 
     >>> [reading_df(d) for d in (1, 2, 4, 5, 9, 19)]
     [2, 4, 8, 9, 9, 19]

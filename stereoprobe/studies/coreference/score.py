@@ -190,7 +190,8 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
                                    f"Phi(-{REACH:g} t) and Phi({STRETCH:g} t) of "
                                    "the replicates with both sides' jobs drawn at once (for the upper, each pair's rate from "
                                    "its posterior Beta(k + p, n - k + 1 - p), p the run's rate), t on the jobs of the smaller "
-                                   f"side minus 1 (below {TUNED_DF + 1} jobs: twice that, at most {TUNED_DF}), never inside the Jeffreys interval, at every rate",
+                                   f"side minus 1 (below {TUNED_DF + 1} jobs: twice that, at most {TUNED_DF}), never "
+                                   "inside the Jeffreys interval, at every rate",
                        "difference": "t interval and p at the two-way variance of the same replicates, paired",
                        "four_fifths_multiplicity": "Holm over the four rates of a prefix (p_holm)",
                        "multiple_testing": "Benjamini-Hochberg within pronouns.csv (per prefix), winobias.csv "
