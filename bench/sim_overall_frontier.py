@@ -88,7 +88,11 @@ def run(name: str, runs: int, rules: list[tuple[str, float, float]], rows: int, 
         model = Model(**params)
         true = truth(model)["incorrect"]
     rng = np.random.default_rng([seed, sum(map(ord, name))])  # sim_overall_rates.py's stream: the same runs
-    t = float(stats.t.ppf(0.975, k - 1 if df == "smaller" else 2 * (k - 1)))  # both: the two sides' jobs minus 2
+    from stereoprobe.studies.coreference.inference import reading_df
+
+    # smaller: as the tool reads it (the smaller side's jobs minus 1, twice that below 10 jobs, at most 9: the same
+    # as k - 1 at 10 and 20 jobs); both: the two sides' jobs minus 2
+    t = float(stats.t.ppf(0.975, reading_df(k - 1) if df == "smaller" else 2 * (k - 1)))
     pairs = len(d.cluster_jobs)
     est, limits = [], {r: [] for r in rules}
     start = time.process_time()
