@@ -23,7 +23,7 @@ families, **holm** (the default) and **global** (BH over the gate; Simes for the
   how often a fine group is marked fail, and how often a bad one is found.
 
 ``served``: runs collected over HTTP from the fake servers and scored, as a user's would
-be: coreference (tests/coref_fake.py through bench_gate.py's salted model; 5 x 5 jobs, each
+be: coreference (tests/coref_fake.py through bench_gate.py's salted model; 5 x 5 jobs or ``--jobs``, each
 triple inconsistent with probability ``bias``) at five truths, judged with
 ``inconsistent <= 0.10`` (the docs' table), the same ``scene = "*"`` (7 scenes), and, for
 consecutive runs of one truth taken as baseline and candidate, ``max_increase = 0`` over the
@@ -220,7 +220,24 @@ def simulate_values(runs: int, seed: int) -> list[dict]:
 # ---- served: the studies' own runs from the fake servers -----------------------------------------
 
 
-def served(runs: int, seed: int) -> list[dict]:
+def job_flags(jobs: int) -> list[str]:
+    """``--job`` flags for ``jobs`` a side: bench_gate's five at 5; otherwise the first ``jobs`` of each side of
+    the default design's 20 x 20 (the core's occupations file, in its order); none at 20 (the default design)."""
+    import bench_gate
+
+    from stereoprobe.studies.coreference.pairs import load_jobs
+
+    if jobs == 5:
+        chosen = bench_gate.WOMEN + bench_gate.MEN
+    elif jobs == 20:
+        return []
+    else:
+        every = load_jobs()
+        chosen = [j.job for side in ("women", "men") for j in [j for j in every if j.dominated_by == side][:jobs]]
+    return [x for j in chosen for x in ("--job", j)]
+
+
+def served(runs: int, seed: int, jobs: int = 5, truths: tuple = (), with_anecdotes: bool = True) -> list[dict]:
     import shutil
 
     import bench_gate
@@ -238,12 +255,16 @@ def served(runs: int, seed: int) -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(api_key=bench_gate.KEY, coreference_bias=0.0) as fake:
         root = Path(tmp)
         for t, bias in enumerate(bench_gate.TRUTHS):
-            one = Tally("coreference inconsistent <= 0.10 (Overall)", f"{bias:.2f}", seed)
-            star = Tally('coreference inconsistent <= 0.10, scene = "*" (7)', f"{bias:.2f}", seed)
-            pairs = Tally('coreference max_increase = 0, scene = "*" (7), 5 x 5 jobs', f"{bias:.2f} both", seed)
+            if truths and bias not in truths:
+                continue
+            size = "" if jobs == 5 else f", {jobs} x {jobs} jobs"
+            one = Tally(f"coreference inconsistent <= 0.10 (Overall){size}", f"{bias:.2f}", seed)
+            star = Tally(f'coreference inconsistent <= 0.10, scene = "*" (7){size}', f"{bias:.2f}", seed)
+            pairs = Tally(f'coreference max_increase = 0, scene = "*" (7), {jobs} x {jobs} jobs', f"{bias:.2f} both",
+                          seed)
             previous = None
             for i in range(runs):
-                run = collect_coreference(root, fake, bias, seed + 1000 * t + i)
+                run = collect_coreference(root, fake, bias, seed + 1000 * t + i, job_flags(jobs))
                 values = [v for v in metrics.values(run) if v.metric == "inconsistent" and v.get("prefix") == "0"]
                 one.add([(overall, v) for v in values if v.get("scene") == "Overall"], [bias <= 0.10])
                 star.add([(scenes, v) for v in values if v.get("scene") != "Overall"], [bias <= 0.10] * 7)
@@ -255,17 +276,17 @@ def served(runs: int, seed: int) -> list[dict]:
                     shutil.rmtree(run)
                 previous = run
             rows += [one.row(), star.row(), pairs.row()]
-        rows.append(anecdotes(root, fake, runs, seed))
+        if with_anecdotes:
+            rows.append(anecdotes(root, fake, runs, seed))
     return rows
 
 
-def collect_coreference(root: Path, fake, bias: float, number: int) -> Path:
+def collect_coreference(root: Path, fake, bias: float, number: int, jobs: list[str]) -> Path:
     import bench_gate
 
     bench_gate._SALT["run"] = number
     fake.coreference_bias = bias
     out = root / f"coref-{number}"
-    jobs = [x for j in bench_gate.WOMEN + bench_gate.MEN for x in ("--job", j)]
     bench_gate.cli("collect", "--study", "coreference", "--model", "fake-chat", "--base-url", fake.base_url, "--out",
                    out, "--concurrency", "8", "-q", *jobs)
     bench_gate.cli("score", out, "--seed", str(number))
@@ -317,8 +338,17 @@ def main() -> None:
     ap.add_argument("what", choices=["values", "served"])
     ap.add_argument("--runs", type=int, default=4000, help="simulated gates per scenario (served: runs per truth)")
     ap.add_argument("--seed", type=int, default=36)
+    ap.add_argument("--jobs", type=int, default=5, choices=range(2, 21), metavar="2-20",
+                    help="served: coreference jobs a side (5: the docs' table; 20: the default design)")
+    ap.add_argument("--truths", default="", help="served: only these coreference truths, e.g. 0.02,0.05")
+    ap.add_argument("--anecdotes", action=argparse.BooleanOptionalAction, default=True,
+                    help="served: also the anecdotes scenario")
     args = ap.parse_args()
-    table(simulate_values(args.runs, args.seed) if args.what == "values" else served(args.runs, args.seed))
+    if args.what == "values":
+        table(simulate_values(args.runs, args.seed))
+        return
+    truths = tuple(float(x) for x in args.truths.split(",") if x)
+    table(served(args.runs, args.seed, args.jobs, truths, args.anecdotes))
 
 
 if __name__ == "__main__":
