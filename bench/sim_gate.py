@@ -344,10 +344,14 @@ def main() -> None:
     ap.add_argument("--anecdotes", action=argparse.BooleanOptionalAction, default=True,
                     help="served: also the anecdotes scenario")
     args = ap.parse_args()
+    import bench_gate
+
     if args.what == "values":
         table(simulate_values(args.runs, args.seed))
         return
     truths = tuple(float(x) for x in args.truths.split(",") if x)
+    if not set(truths) <= set(bench_gate.TRUTHS):
+        ap.error(f"--truths: choose among {', '.join(f'{t:g}' for t in bench_gate.TRUTHS)}")
     table(served(args.runs, args.seed, args.jobs, truths, args.anecdotes))
 
 

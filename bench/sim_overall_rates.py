@@ -42,7 +42,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("incorrect", "inconsistent", "binary_inconsistent")
 SCENARIOS = {  # name: (family, jobs a side, parameters)
-    **{f"normal-{k}-{r:g}": ("normal", k, {"rate": r, "sd": 1.0}) for k in (3, 4, 5, 8, 10, 20) for r in (1, 2, 5, 10, 20)},
+    **{f"normal-{k}-{r:g}": ("normal", k, {"rate": r, "sd": 1.0})
+       for k in (3, 4, 5, 8, 10, 20) for r in (1, 2, 5, 10, 20)},
     # few jobs (docs/gate.md's served runs are 5 x 5; the quick design, stereoprobe suite's, is 8 x 8): with job
     # effects, and without (alike, as bench_gate's fake)
     **{f"normal-{k}-{r:g}-alike": ("normal", k, {"rate": r, "sd": 0.0}) for k in (3, 4, 5, 8) for r in (1, 2, 5, 10)},
