@@ -172,9 +172,9 @@ def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
     from its posterior ``Beta(k + c p, n - k + c (1 - p))`` (``p`` the run's rate, ``c`` :data:`CONCENTRATION`,
     read at :data:`LEVELS` levels); ``t`` the ``(1 + level) / 2`` quantile of t on :func:`reading_df` of the
     jobs of the smaller side minus 1; never inside the Jeffreys interval of ``sum num`` of ``sum den`` answers (a
-    rate of 0 or 100%); NaN with one job on a side. A pair's posterior reaches above what it showed where it showed few wrong answers,
-    which the high limit needs at low rates: a run that drew no hard job has both a low rate and jobs that look
-    alike. Every replicate is a weighted mean of the pairs' (observed or drawn) rates with weights of at least 0
+    rate of 0 or 100%); NaN with one job on a side. A pair's posterior reaches above what it showed where it
+    showed few wrong answers, which the high limit needs at low rates: a run that drew no hard job has both a low
+    rate and jobs that look alike. Every replicate is a weighted mean of the pairs' (observed or drawn) rates with weights of at least 0
     that the counts do not choose, and a drawn rate grows with its pair's count and with the run's rate, so one
     more wrong answer in any pair never lowers either limit (tests/test_coref_overall.py). Issue 36;
     docs/statistics.md, "Overall rates where jobs differ strongly"."""
