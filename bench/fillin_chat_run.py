@@ -31,15 +31,14 @@ def vocabulary(seed: int = 2023) -> tuple[list[str], list[float]]:
     return words, [1.0 / (rank + 1) ** 0.8 for rank in range(len(words))]
 
 
-def make_run(out: Path) -> None:
-    import fake_openai
-    from click.testing import CliRunner
+def zipf_answer_words(words: list[str], weights: list[float]):
+    """A stand-in for tests/fake_openai.answer_words (the same parameters, which the fake server
+    passes): ten distinct ``words`` drawn with ``weights``, seeded by the message. The run is one
+    model's, so ``seed`` and ``negative`` must be left at their defaults."""
 
-    from stereoprobe.cli import cli
-
-    words, weights = vocabulary()
-
-    def answer_words(message: str) -> list[str]:  # ten distinct words, seeded by the message
+    def answer_words(message: str, seed: int | None = None, negative: float = 0.0) -> list[str]:
+        if seed is not None or negative:
+            raise ValueError("the bench's fill-in run is one model's: no seed, no negative share")
         rng = random.Random(int(hashlib.sha1(message.encode("utf-8")).hexdigest(), 16))
         picked: list[str] = []
         while len(picked) < 10:
@@ -48,7 +47,16 @@ def make_run(out: Path) -> None:
                 picked.append(w)
         return picked
 
-    fake_openai.answer_words = answer_words
+    return answer_words
+
+
+def make_run(out: Path) -> None:
+    import fake_openai
+    from click.testing import CliRunner
+
+    from stereoprobe.cli import cli
+
+    fake_openai.answer_words = zipf_answer_words(*vocabulary())
     with fake_openai.FakeOpenAI(api_key=KEY, refuse_marker=REFUSE) as fake:
         res = CliRunner().invoke(cli, ["collect", "--model", "fake-chat", "--base-url", fake.base_url, "--out", str(out),
                                        "--concurrency", "16", "-q"], env={"OPENAI_API_KEY": KEY})

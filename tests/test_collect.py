@@ -394,3 +394,25 @@ def test_debias_prefixes_the_instruction_and_is_recorded(fake_openai, api_key, t
     res = run_cli("collect", "--mode", "next-word", "--model", MODEL, "--base-url", fake_openai.base_url,
                   "--out", tmp_path / "nw", "--debias", "1", "-q")
     assert "--debias only applies to chat mode" in one_error_line(res)
+
+
+def test_the_bench_runs_stand_in_for_the_servers_words_answers_through_the_fake(fake_openai, api_key, tmp_path,
+                                                                                  monkeypatch):
+    # bench/fillin_chat_run.py swaps fake_openai.answer_words for Zipf-weighted draws; the fake server calls it
+    # with (message, seed, negative), and a stand-in with fewer parameters once broke the bench's run.
+    import fake_openai as fake_module
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "bench"))
+    from fillin_chat_run import zipf_answer_words
+
+    vocabulary = ["able", "bold", "calm", "dull", "eager", "fair", "glad", "harsh", "idle", "jolly", "keen", "lazy"]
+    stand_in = zipf_answer_words(vocabulary, [1.0] * 11 + [0.0])  # "lazy" can never be drawn
+    monkeypatch.setattr(fake_module, "answer_words", stand_in)
+    out = tmp_path / "run"
+    result = api(fake_openai, out, categories=["religion"], format="question")
+    assert dict(result.counts) == {"ok": 30}
+    for rec in lines(out):
+        assert rec["words"] == stand_in(rec["prompt"])
+        assert len(set(rec["words"])) == 10 and "lazy" not in rec["words"]
+    with pytest.raises(ValueError, match="one model's"):
+        stand_in("x", seed=1)
