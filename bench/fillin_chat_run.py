@@ -69,4 +69,11 @@ def make_run(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    make_run(Path(sys.argv[1]))
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A full fill-in chat run from the fake server, scored.")
+    parser.add_argument("out", type=Path, help="the run directory to write (must not exist)")
+    target = parser.parse_args().out
+    if target.exists():
+        sys.exit(f"{target} exists: give a new directory (nothing was written)")
+    make_run(target)

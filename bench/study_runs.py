@@ -108,6 +108,14 @@ def make(folder: Path, study: str) -> Path:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1])
-    for name in sys.argv[2:] or STUDIES:
-        print(name, make(target, name), flush=True)
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Make every study's run on its default design, without a model.")
+    parser.add_argument("folder", type=Path, help="where the runs go (one folder per study; existing runs are kept)")
+    parser.add_argument("studies", nargs="*", metavar="STUDY", help=f"which (default: all): {' '.join(STUDIES)}")
+    args = parser.parse_args()
+    unknown = [name for name in args.studies if name not in STUDIES]
+    if unknown:
+        parser.error(f"unknown study {unknown[0]!r}: choose from {', '.join(STUDIES)}")
+    for name in args.studies or STUDIES:
+        print(name, make(args.folder, name), flush=True)
