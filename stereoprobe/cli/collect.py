@@ -53,7 +53,7 @@ from stereoprobe.cli.batch import batch_options
               help="Retries of 429, 5xx, timeouts and dropped connections before a probe is stored as failed.")
 @click.option("--samples", type=in_range("samples", "int"), default=1,
               help="Ask every probe K times, to see drift even at temperature 0. Not given: the study "
-                   "decides (1; anecdotes 30, hobbies 20, stories 20: the papers').")
+                   "decides (1; anecdotes 30, hobbies 10, stories 20: the papers').")
 @click.option("--baseline-samples", type=in_range("samples", "int"), default=None, metavar="K",
               help="coreference --templates sterlie: ask the baseline questions K times (Sterlie et al.: 30). "
                    "Not given: as often as the prompts (--samples).")

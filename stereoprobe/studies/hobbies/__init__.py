@@ -1,7 +1,7 @@
 """The hobbies study (Sterlie et al. 2024, seed 001 sections 4.2, 5.2 and 6): what hobbies
 does a model give a high-school student called by a female or a male name?
 
-The folder: ``data/`` (``names.csv``: 107 female and 107 male US first names, the rule in
+The folder: ``data/`` (``names.csv``: 214 female and 214 male US first names, the rule in
 ``names.py``; ``labels.csv``: the six hobby labels as word lists), ``catalog.py`` (Template
 Prompt 4.2 per name -> probes), ``text.py`` (tokens, content words), ``labels.py`` (a
 text's label scores and the words that decided them), ``classify.py`` (the classifier the
@@ -37,7 +37,7 @@ class _RunLabels:
 class HobbiesStudy(GenerationStudy):
     name = "hobbies"
     title = "Hobbies: what a model says a student called by a female or male name likes (Sterlie et al.)"
-    DEFAULTS = {"samples": 20, "temperature": 0.5, "max_tokens": 80, "text_tokens": 35}
+    DEFAULTS = {"samples": 10, "temperature": 0.5, "max_tokens": 80, "text_tokens": 35}
     SELECT = GenerationStudy.SELECT | {"labels"}
 
     def make_probes(self, options: Mapping[str, Any]) -> tuple[list[Any], Any]:

