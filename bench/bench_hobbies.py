@@ -1,7 +1,7 @@
 """Benchmark the hobbies study's Word2Vec comparison of three runs (target: 60 s), as a
 ratio to the floor measured in the same run.
 
-    python bench/bench_hobbies.py                # three runs of 214 names x 20 samples (12,840 texts)
+    python bench/bench_hobbies.py                # three runs of 428 names (214 a gender) x 10 samples (12,840 texts)
     python bench/bench_hobbies.py --samples 5    # smaller runs
 
 Setup (not timed): three runs collected from tests/hobbies_fake.py (two with 001's planted
@@ -70,7 +70,7 @@ def main() -> None:
     import hobbies_synth as synth
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--samples", type=int, default=20)
+    parser.add_argument("--samples", type=int, default=10)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         runs = [Path(tmp) / n for n in ("model-a", "model-b", "model-c")]

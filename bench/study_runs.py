@@ -15,7 +15,8 @@ from the fake servers the tests use, with the study's default design and setting
   (bench_coreference.chat_run: written as collect writes them, without HTTP);
 - ``anecdotes``, ``stories``: the default professions and samples (30 and 20) from
   tests/fake_generation.py, each job's texts female with its BLS share of women;
-- ``hobbies``: the 214 names x 20 samples from tests/hobbies_fake.py's planted truth.
+- ``hobbies``: the default's 428 names (214 a gender) x 10 samples from tests/hobbies_fake.py's planted truth
+  (107 a gender x 20 before 2026-11-28: the same 4,280 texts).
 
 Existing run directories are kept (delete one to make it again).
 """
