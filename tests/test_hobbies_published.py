@@ -45,6 +45,10 @@ def test_the_published_design_is_001s_214_names_a_gender_x_10_samples(run_cli, t
     r = run_cli("collect", "--study", "hobbies", "--design", "published", "--model", "m", "--base-url",
                 "http://127.0.0.1:9/v1", "--dry-run", env=ENV)
     assert r.exit_code == 0 and "428 prompts x 10 samples at temperature 0.5" in r.output, r.output
+    # the default design asks the same 4,280 texts (docs/hobbies.md, "Why the default asks 214 names a gender")
+    r = run_cli("collect", "--study", "hobbies", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--dry-run",
+                env=ENV)
+    assert r.exit_code == 0 and "428 prompts x 10 samples at temperature 0.5" in r.output, r.output
 
 
 @pytest.mark.parametrize("extra, flag", [(["--samples", "20"], "--samples 20"),
