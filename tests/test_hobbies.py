@@ -22,7 +22,7 @@ ENV = {"OPENAI_API_KEY": "sk-test"}
 
 @pytest.fixture(scope="module")
 def planted_run(tmp_path_factory):
-    """A planted-truth run of the default design's 428 names (214 a gender) x 4 samples, scored (collected once for the module)."""
+    """A planted-truth run of the default design's 428 names (214 a gender) x 4 samples, scored (collected once)."""
     from click.testing import CliRunner
 
     from stereoprobe.cli import cli
@@ -115,6 +115,7 @@ def test_compare_finds_the_planted_gap_and_not_a_null_one(planted_run, tmp_path,
     # a direction only where the interval excludes 0: the planted run leans to "she", the null run has none
     assert "fake-chat: texts about female names sit nearer “she” than texts about male names" in page
     assert "fake-null: no clear difference between texts about female and male names" in page
+    assert "names a gender (the smaller side)" not in page  # 214 and 213 a gender: the size d's interval was checked at
     again = run_cli("compare", planted_run, null, "--out", tmp_path / "cmp2", "--seed", "3", "--bootstrap", "300")
     assert again.exit_code == 0
     assert (tmp_path / "cmp2" / "comparison.csv").read_text() == (tmp_path / "cmp" / "comparison.csv").read_text()

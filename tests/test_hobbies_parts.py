@@ -211,3 +211,18 @@ def test_the_hand_label_agreement_in_the_docs_is_current():
     assert all(set(filter(None, r["labels"].split(";"))) <= set(lab.LABELS) for r in rows)
     for line in hobbies_agreement.table():
         assert line in docs, line
+
+
+def test_a_comparison_says_when_a_run_has_fewer_names_than_d_s_interval_was_checked_at():
+    from types import SimpleNamespace
+
+    from stereoprobe.studies.hobbies.compare import size_note
+
+    def run(female, male):
+        return SimpleNamespace(run="m", female_names=female, male_names=male)
+
+    # 214 a gender held at a known truth (docs/hobbies.md); a refused name or a few leave a run at that size
+    assert size_note(run(214, 214)) is None and size_note(run(214, 213)) is None and size_note(run(193, 214)) is None
+    note = size_note(run(214, 192))  # the smaller side decides: 192 < 0.9 x 214
+    assert note.startswith("m: 192 names a gender (the smaller side).") and "fell short at 107" in note
+    assert size_note(run(20, 20)).startswith("m: 20 names a gender")  # the quick design's size
