@@ -184,7 +184,7 @@ def size_note(r: Any) -> str | None:
         return None
     return (f"{r.run}: {n} names a gender (the smaller side). The interval for d held its 95% at a known truth "
             f"with {CHECKED_PER_GENDER} names a gender, in two families of texts, and fell short at 107 (87% in "
-            "one family; docs/hobbies.md): with fewer names read it as approximate, and likely too narrow.")
+            "one family; docs/hobbies.md): with fewer names read it as approximate; it may be too narrow.")
 
 
 def published_finding(o: Any, design: str) -> str:
