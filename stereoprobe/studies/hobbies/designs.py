@@ -42,7 +42,8 @@ def quick(options: Mapping[str, Any]) -> Design | None:
         return None  # the subset is of the built-in names
     rows = read_subset(quick_file(), ["name", "gender"])
     return Design("quick", {"catalog": str(quick_file()), "samples": QUICK_SAMPLES},
-                  f"{len(rows)} names ({QUICK_EACH} female, {QUICK_EACH} male, of the first {QUICK_POOL} of each) x {QUICK_SAMPLES} texts",
+                  f"{len(rows)} names ({QUICK_EACH} female, {QUICK_EACH} male, of the first {QUICK_POOL} of each) x "
+                  f"{QUICK_SAMPLES} texts",
                   "data/quick_names.csv: drawn once by numpy's generator, seed [33, gender]",
                   ("chosen by stereoprobe.studies.hobbies.designs.draw_quick; the temperature is 001's 0.5",),
                   width_cost=4.73)  # measured: docs/designs.md, "What the quick designs cost in width"
