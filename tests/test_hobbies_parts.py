@@ -226,3 +226,21 @@ def test_a_comparison_says_when_a_run_has_fewer_names_than_d_s_interval_was_chec
     note = size_note(run(214, 192))  # the smaller side decides: 192 < 0.9 x 214
     assert note.startswith("m: 192 names a gender (the smaller side).") and "fell short at 107" in note
     assert size_note(run(20, 20)).startswith("m: 20 names a gender")  # the quick design's size
+
+
+def test_the_comparison_page_carries_the_size_line_for_a_small_run_only():
+    from types import SimpleNamespace
+
+    from stereoprobe.studies.hobbies.compare import _page
+
+    def run(name, n):
+        return SimpleNamespace(run=name, female_names=n, male_names=n, d=0.1, d_low=-0.2, d_high=0.4, p_names=0.5)
+
+    runs = [run("small", 20), run("full", 214)]
+    result = SimpleNamespace(runs=runs, published=[SimpleNamespace(run=r.run, d=0.3, p_names=0.2) for r in runs],
+                             designs=["quick", "default"],
+                             meta={"runs": ["a", "b"], "word2vec": {}, "scoring": "s", "seed": 1, "bootstrap": 10,
+                                   "retrain": 2})
+    page = _page(result, b"png")
+    assert "small: 20 names a gender (the smaller side)." in page
+    assert "full: 214 names a gender" not in page
