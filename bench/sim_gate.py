@@ -252,6 +252,7 @@ def served(runs: int, seed: int, jobs: int = 5, truths: tuple = (), with_anecdot
     scenes = make_rule("max", 0.10, "inconsistent", (("scene", "*"),))
     rise = make_rule("max_increase", 0.0, "inconsistent", (("scene", "*"),))
     rows = []
+    flags = job_flags(jobs)
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(api_key=bench_gate.KEY, coreference_bias=0.0) as fake:
         root = Path(tmp)
         for t, bias in enumerate(bench_gate.TRUTHS):
@@ -264,7 +265,7 @@ def served(runs: int, seed: int, jobs: int = 5, truths: tuple = (), with_anecdot
                           seed)
             previous = None
             for i in range(runs):
-                run = collect_coreference(root, fake, bias, seed + 1000 * t + i, job_flags(jobs))
+                run = collect_coreference(root, fake, bias, seed + 1000 * t + i, flags)
                 values = [v for v in metrics.values(run) if v.metric == "inconsistent" and v.get("prefix") == "0"]
                 one.add([(overall, v) for v in values if v.get("scene") == "Overall"], [bias <= 0.10])
                 star.add([(scenes, v) for v in values if v.get("scene") != "Overall"], [bias <= 0.10] * 7)
