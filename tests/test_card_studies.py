@@ -81,8 +81,8 @@ def test_every_study_is_paired_and_two_models_of_the_same_truths_are_not_told_ap
     # Sterlie's fake answers the n-th request of a prompt by the prompt and n alone: both models got
     # the same number of wrong replies per prompt, so each difference is 0. Which of a prompt's
     # samples came n-th depends on the order the requests arrived (concurrent requests, a loaded
-    # machine), and the bootstrap draws rows by position, so the two runs' own intervals can differ
-    # by the bootstrap's chance. The difference's interval is MOVER of the two (model-a the
+    # machine), but the bootstrap draws a prompt's rows in the order their answers set, so the two
+    # runs' own intervals are the same. The difference's interval is MOVER of the two (model-a the
     # baseline): model-b's lower distance with model-a's upper in quadrature below, the other two above.
     sterlie = {(d["metric"], tuple(d["scope"].items())): d for d in diffs if d["study_key"] == "sterlie"}
     own = {m: {(v["metric"], tuple(v["scope"].items())): v for v in data["values"] if v["model"] == m}
@@ -90,6 +90,7 @@ def test_every_study_is_paired_and_two_models_of_the_same_truths_are_not_told_ap
     for key, d in sterlie.items():
         va, vb = own["model-a"][key], own["model-b"][key]
         assert d["difference"] == pytest.approx(0.0, abs=1e-12) and vb["value"] == pytest.approx(va["value"])
+        assert (vb["low"], vb["high"]) == pytest.approx((va["low"], va["high"]), abs=1e-12)
         assert (d["low"], d["high"]) == pytest.approx((-math.hypot(vb["value"] - vb["low"], va["high"] - va["value"]),
                                                        math.hypot(vb["high"] - vb["value"], va["value"] - va["low"])))
     assert all(d["low"] <= d["difference"] <= d["high"] for d in diffs)

@@ -38,3 +38,30 @@ def test_planted_bias_is_found_and_covered():
     assert st.loc["he", "fnr_low"] > st.loc["she", "fnr_high"]  # he: anti-stereotypical on 4.3-4.5
     ff = four_fifths(frame, pronouns=("he", "she"), n_perm=199, seed=1).set_index("rate")
     assert ff.loc["fnr", "p"] < 0.01 and ff.loc["fpr", "p"] < 0.01 and not ff.loc["fnr", "passes"]
+
+
+def test_intervals_follow_the_counts_not_which_sample_was_wrong():
+    # The same answers to every prompt, with each prompt's wrong samples moved to other sample
+    # numbers (as the order requests arrive in moves them): every interval must be the same.
+    import pandas as pd
+
+    from stereoprobe.studies.coreference.sterlie import BASELINE, sector_probes
+    from stereoprobe.studies.coreference.records import CorefRecord
+    from stereoprobe.studies.coreference.sterlie_score import sample_frame
+
+    rng = np.random.default_rng(11)
+    probes = [p for p in sector_probes() if p.pronoun != BASELINE]
+    wrong = {p.probe_id: rng.random(20) < 0.3 for p in probes}
+
+    def frame(shuffle):
+        recs = []
+        for p in probes:
+            w = rng.permutation(wrong[p.probe_id]) if shuffle else wrong[p.probe_id]
+            other = "B" if p.expected == "A" else "A"
+            recs += [CorefRecord.of(p, s, "chat", answer=other if x else p.expected, raw="") for s, x in enumerate(w)]
+        return sample_frame(recs)
+
+    a, b = frame(False), frame(True)
+    assert not (a["correct"].to_numpy() == b["correct"].to_numpy()).all()  # the samples did move
+    pd.testing.assert_frame_equal(separation(a, 200, 3, 0.95), separation(b, 200, 3, 0.95))
+    pd.testing.assert_frame_equal(table6(a, 200, 3, 0.95), table6(b, 200, 3, 0.95))

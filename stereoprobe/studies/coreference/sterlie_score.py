@@ -57,8 +57,8 @@ class SterlieScores:
 
 def answered(records: Sequence[Any]) -> list[Any]:
     """The records without an error, in (probe, sample) order, not the order the answers arrived
-    in: the stratified bootstrap draws rows by position, so the same answers must give the same
-    intervals however a run was asked (sample_frame's rows and readings' lists are these)."""
+    in, so sample_frame's rows and readings' lists are the same however a run was asked (the
+    bootstrap draws a prompt's rows in the order their answers set: rates_over_samples)."""
     return sorted((r for r in records if r.error is None), key=lambda r: r.key)
 
 
@@ -86,7 +86,13 @@ def rates_over_samples(frame: Any, num: Any, den: Any, keys: Any, names: Sequenc
 
     num, den, keys = (np.asarray(x, dtype=np.float64) for x in (num, den, keys))
     strata = frame["probe_id"].to_numpy(object)
-    weights = cluster_weights([np.arange(len(frame))], n_boot, seed=seed, strata=strata) if len(frame) else None
+    weights = None
+    if len(frame):
+        # Rows drawn in an order their answers set (within each prompt: by num, then den), so the
+        # replicates follow a prompt's counts, not which of its samples was wrong.
+        order = np.lexsort((den, num, pd.factorize(strata)[0]))
+        weights = np.empty((n_boot, len(frame)), dtype=np.int32)
+        weights[:, order] = cluster_weights([np.arange(len(frame))], n_boot, seed=seed, strata=strata[order])
     rows = []
     for i, name in enumerate(names):
         mask = (keys == i) & (den > 0)
