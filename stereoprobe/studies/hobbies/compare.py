@@ -176,15 +176,20 @@ def finding(r: Any) -> str:
 
 def size_note(r: Any) -> str | None:
     """A line for a run with clearly fewer names a gender than the interval for d was checked at
-    (``w2v.CHECKED_PER_GENDER``; a few refused names, under a tenth, leave a run at that size), else None."""
-    from stereoprobe.studies.hobbies.w2v import CHECKED_PER_GENDER
+    (``w2v.CHECKED_PER_GENDER``; a few refused names, under a tenth, leave a run at that size), with
+    what the simulations found at each size measured (``w2v.CHECKED``), else None."""
+    from stereoprobe.studies.hobbies.w2v import CHECKED, CHECKED_PER_GENDER
 
     n = min(r.female_names, r.male_names)
     if n >= 0.9 * CHECKED_PER_GENDER:
         return None
-    return (f"{r.run}: {n} names a gender (the smaller side). The interval for d held its 95% at a known truth "
-            f"with {CHECKED_PER_GENDER} names a gender, in two families of texts, and fell short at 107 (87% in "
-            "one family; docs/hobbies.md): with fewer names read it as approximate; it may be too narrow.")
+    cover, found = CHECKED[CHECKED_PER_GENDER]
+    smaller = "; ".join(f"at {k}, {c:.0%} covered and {f:.0%} found" for k, (c, f) in sorted(CHECKED.items(), reverse=True)
+                        if k < CHECKED_PER_GENDER)
+    return (f"{r.run}: {n} names a gender (the smaller side). At a known truth, in two families of texts, d's "
+            f"interval covered at least {cover:.0%} of runs with {CHECKED_PER_GENDER} names a gender and the test "
+            f"found a planted difference in at least {found:.0%}; {smaller} (docs/hobbies.md). With fewer names "
+            "read d as approximate: its interval may be too narrow, and a real difference may go unseen.")
 
 
 def published_finding(o: Any, design: str) -> str:
