@@ -184,8 +184,8 @@ def size_note(r: Any) -> str | None:
     if n >= 0.9 * CHECKED_PER_GENDER:
         return None
     cover, found = CHECKED[CHECKED_PER_GENDER]
-    smaller = "; ".join(f"at {k}, {c:.0%} covered and {f:.0%} found" for k, (c, f) in sorted(CHECKED.items(), reverse=True)
-                        if k < CHECKED_PER_GENDER)
+    smaller = "; ".join(f"at {k}, {c:.0%} covered and {f:.0%} found"
+                        for k, (c, f) in sorted(CHECKED.items(), reverse=True) if k < CHECKED_PER_GENDER)
     return (f"{r.run}: {n} names a gender (the smaller side). At a known truth, in two families of texts, d's "
             f"interval covered at least {cover:.0%} of runs with {CHECKED_PER_GENDER} names a gender and the test "
             f"found a planted difference in at least {found:.0%}; {smaller} (docs/hobbies.md). With fewer names "
