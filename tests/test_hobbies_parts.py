@@ -248,3 +248,15 @@ def test_the_comparison_page_carries_the_size_line_for_a_small_run_only():
     page = _page(result, b"png")
     assert "small: 20 names a gender (the smaller side)." in page
     assert "full: 214 names a gender" not in page
+
+
+def test_the_page_says_how_many_names_this_run_asked_not_the_default_s():
+    from stereoprobe.studies.hobbies.page import note
+
+    quick = note({"catalog": "/x/stereoprobe/studies/hobbies/data/quick_names.csv", "names": 34, "design": "quick"})
+    assert "for 34 female and male first names with a scored text (common in the US" in quick and "214" not in quick
+    default = note({"catalog": "built-in", "names": 428})
+    assert "for 428 female and male first names with a scored text (common in the US" in default
+    own = note({"catalog": "my_names.csv", "names": 12})
+    assert "for 12 female and male first names with a scored text (from my_names.csv)" in own
+    assert "{name}.”)" in own  # the template's own placeholder, as Sterlie et al. print it
