@@ -47,6 +47,25 @@ def test_top_level_help_lists_the_pipeline():
         assert name in result.output
 
 
+@pytest.mark.parametrize("argv", [["--help"], ["collect", "--help"], ["probes", "--help"]])
+def test_the_help_names_every_study(argv):
+    """The help listed three studies when there were six; it now reads the registry."""
+    from stereoprobe.studies import STUDIES
+
+    result = CliRunner().invoke(cli, argv, terminal_width=200)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    for name in STUDIES:
+        assert f"{name} (" in text, (name, argv)
+    assert "fill-in (the default:" in text
+
+
+def test_collect_help_shows_a_generation_example():
+    result = CliRunner().invoke(cli, ["collect", "--help"], terminal_width=200)
+    assert "stereoprobe collect --study hobbies --design quick" in result.output
+    assert "--study anecdotes, hobbies or stories" in " ".join(result.output.split())
+
+
 @pytest.mark.parametrize("argv, needle", [
     (["collect", "--temperature", "3"], "Invalid value for '--temperature': 3.0 is not in the range 0<=x<=2."),
     (["probes", "--bogus"], "No such option '--bogus'"),

@@ -15,6 +15,7 @@ import click
 
 from stereoprobe import __version__
 from stereoprobe.cli._common import INTERRUPTED
+from stereoprobe.studies import listing
 
 COMMANDS = ("probes", "collect", "reparse", "sentiment", "score", "report", "baseline", "compare", "ingest", "batch", "gate",
             "card", "suite")
@@ -55,17 +56,11 @@ class _LazyGroup(click.Group):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
-@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="stereoprobe")
-@click.option("--debug", is_flag=True, help="Show full tracebacks instead of one-line errors.")
-@click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
-    """Measure the stereotypes language models hold about social groups.
+HELP = f"""Measure the stereotypes language models hold about social groups.
+
+    Studies (--study NAME): {listing()}. `stereoprobe suite` runs them all on one model.
 
     \b
-    Three studies (--study): fill-in (default; Busker, Choenni & Bargh 2023), jobs
-    (Mattern et al. 2022: P(gender | job) against the labour statistics) and coreference
-    (Marin & Eger 2024: does he, she or they change who did it? with Sterlie et al.'s criteria).
       stereoprobe probes                 list the probes (fill-in: the 2,292 masked probes)
       stereoprobe collect                ask a model (fill-in: ten words per probe)
       stereoprobe reparse RUN_DIR        parse stored chat replies again (no model asked)
@@ -80,6 +75,13 @@ def cli(ctx: click.Context, debug: bool) -> None:
       stereoprobe card SUITE [SUITE ...]  the bias card of a suite, or models compared
       stereoprobe suite                  every study of one model, scored and reported, and its card
     """
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, help=HELP)
+@click.version_option(__version__, prog_name="stereoprobe")
+@click.option("--debug", is_flag=True, help="Show full tracebacks instead of one-line errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
 

@@ -8,6 +8,7 @@ from typing import Any, Callable
 import click
 
 from stereoprobe.errors import StereoprobeError
+from stereoprobe.studies import listing
 
 EXIT_USER_ERROR = 2
 INTERRUPTED = "Interrupted. Run the same command again to continue."  # exit 130, after Ctrl-C
@@ -57,11 +58,7 @@ def given_options(ctx: click.Context) -> list[str]:
 
 
 def study_option(func: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--study", default=None, metavar="NAME",
-                        help="fill-in (default: Busker et al.'s probes), jobs (Mattern et al.'s P(gender | job), "
-                             "debiasing prefixes and story names), coreference (Marin & Eger's scenes with "
-                             "he/she/they and a right answer; Sterlie et al.'s criteria), anecdotes (Sterlie et al.'s "
-                             "anecdotes per profession) or stories (Marin & Eger's story names).")(func)
+    return click.option("--study", default=None, metavar="NAME", help=listing() + ".")(func)
 
 
 def design_option(func: Callable[..., Any]) -> Callable[..., Any]:

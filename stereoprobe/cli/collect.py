@@ -77,7 +77,8 @@ def command(study, design, catalog, category, group, fmt, templates, questions, 
             concurrency, workers,
             phrase_filter, timeout, max_retries, samples, baseline_samples, reading, limit, retry_failed, dry_run, price_in, price_out, quiet,
             batch, batch_file, poll_interval, batch_limit):
-    """Ask a model: the ten words that fill each probe (fill-in), P(gender | job) (jobs), or who did it (coreference).
+    """Ask a model: the ten words that fill each probe (fill-in), P(gender | job) (jobs), who did it
+    (coreference), or texts to read (anecdotes, hobbies, stories).
 
     With no --model and no --base-url it runs offline on the embedded Gemma 3 270M
     (fill-in: next-word mode; jobs: exact probabilities). Answers go to
@@ -96,6 +97,13 @@ def command(study, design, catalog, category, group, fmt, templates, questions, 
     ("The nurse" vs "The pilot"); a chat model answers in 000's format, parsed with
     000's rule (--samples K: the majority of K replies).
 
+    The generation studies (--study anecdotes, hobbies or stories) ask a model to write,
+    30, 10 and 20 texts a prompt at the papers' temperatures, and read what it wrote: the
+    gender of the person an anecdote is about, the hobbies it gives a student with a female
+    or male name, the name it gives a story's protagonist. The embedded model is a base
+    model that only continues a completion form of each prompt (a demonstration); a chat
+    model, or an instruction-tuned GGUF with --mode chat, gives the study's real numbers.
+
     \b
     Examples:
       stereoprobe collect                                 embedded model, all probes
@@ -110,6 +118,8 @@ def command(study, design, catalog, category, group, fmt, templates, questions, 
       stereoprobe collect --study coreference             16,800 scenes, embedded model
       stereoprobe collect --study coreference --model gpt-4o-mini --pairs 1000 --seed 1
       stereoprobe collect --study coreference --templates sterlie --model gpt-4o --design published
+      stereoprobe collect --study anecdotes --model gpt-4o-mini --dry-run   requests and tokens first
+      stereoprobe collect --study hobbies --design quick --model gpt-4o-mini   40 names x 2 texts
       stereoprobe collect --model-file ~/models/my-model.Q4_K_M.gguf      a GGUF of your own
       stereoprobe collect --model-file ~/models/instruct.gguf --mode chat  with its chat template
       stereoprobe collect --study coreference --model gpt-4o-mini --batch openai     at the batch price

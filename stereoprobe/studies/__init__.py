@@ -44,10 +44,29 @@ STUDIES = {
     "hobbies": ("stereoprobe.studies.hobbies", "HobbiesStudy"),
     "stories": ("stereoprobe.studies.stories", "StoriesStudy"),
 }
+#: name -> a few words for `--help` (the help must not import every study to say what it is).
+ABOUT = {
+    "fill-in": "Busker et al.'s masked probes, NRC sentiment of the words",
+    "jobs": "Mattern et al.'s P(gender | job), debiasing prefixes and story names",
+    "coreference": "Marin & Eger's scenes with he/she/they and a right answer; Sterlie et al.'s criteria",
+    "anecdotes": "Sterlie et al.'s anecdotes per profession",
+    "hobbies": "Sterlie et al.'s hobbies of students named by a female or male name",
+    "stories": "Marin & Eger's story names",
+}
 
 
 def names() -> list[str]:
     return list(STUDIES)
+
+
+def listing() -> str:
+    """Every study with its few words, for a command's help.
+
+    >>> listing().startswith("fill-in (the default: Busker")
+    True
+    """
+    parts = [f"{name} ({'the default: ' if name == DEFAULT else ''}{ABOUT[name]})" for name in STUDIES]
+    return ", ".join(parts[:-1]) + " or " + parts[-1]
 
 
 def get_study(name: str | None) -> "Study":
