@@ -60,6 +60,16 @@ def test_the_help_names_every_study(argv):
     assert "fill-in (the default:" in text
 
 
+@pytest.mark.parametrize("command", ["probes", "score", "report", "compare"])
+def test_each_step_says_what_it_does_for_every_study(command):
+    """score, report and compare described three studies' outputs and left the generation studies out."""
+    from stereoprobe.studies import STUDIES
+
+    result = CliRunner().invoke(cli, [command, "--help"], terminal_width=200)
+    intro = result.output.split("Examples:")[0].lower()
+    assert [name for name in STUDIES if name not in intro] == []
+
+
 def test_collect_help_shows_a_generation_example():
     result = CliRunner().invoke(cli, ["collect", "--help"], terminal_width=200)
     assert "stereoprobe collect --study hobbies --design quick" in result.output

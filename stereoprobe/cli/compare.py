@@ -33,8 +33,11 @@ def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, se
     Coreference runs (two models, or with and without a prefix) are compared by prompt:
     every measure of the run's scores, B minus A, with intervals over the pairs of
     professions and BH q-values, and the share of prompts answered differently.
+    Anecdotes and stories runs are compared by their summary rows (shares, NMI) and per
+    profession; hobbies runs by Sterlie et al.'s Word2Vec comparison, the corrected
+    measure beside 001's own way, each labelled (docs/hobbies.md).
 
-    Every run is scored with one labeller and aligned on probe ids; each pair gets paired
+    Fill-in runs: every run is scored with one labeller and aligned on probe ids; each pair gets paired
     differences of negative shares (overall, per category, per group) with intervals,
     Benjamini-Hochberg q-values and verdicts. Writes OUT/index.html, differences.csv
     and more (see docs/compare.md).
@@ -46,6 +49,7 @@ def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, se
       stereoprobe compare runs/a runs/b --lexicons nrc,vader,afinn --out comparisons/lexicons
       stereoprobe compare runs/jobs-gemma-3-270m runs/jobs-gpt-4o-mini --out comparisons/jobs
       stereoprobe compare runs/coreference-gpt-4o-mini runs/coreference-gpt-4o-mini-prefix5 --out comparisons/c
+      stereoprobe compare runs/hobbies-gpt-4o-mini runs/hobbies-llama3 --out comparisons/hobbies
     """
     from stereoprobe.studies import study_of_runs
     from stereoprobe.studies.base import check_flags

@@ -18,7 +18,8 @@ from stereoprobe.cli._common import design_option, friendly_errors, given_option
               help="Write the probes to FILE.csv or FILE.jsonl instead of a table.")
 @friendly_errors
 def command(study, design, output, **options):
-    """List the probes: fill-in's masked probes, the jobs study's prompts, or the coreference scenes.
+    """List the probes: fill-in's masked probes, the jobs study's prompts, the coreference scenes, or the
+    generation studies' prompts (anecdotes, hobbies, stories).
 
     \b
     Examples:

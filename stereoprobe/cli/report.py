@@ -32,9 +32,10 @@ def command(run_dir, only, categories, out, figure_set, palette_name, workers):
     et al.'s Tables 3 and 4, the prefixes' effects, independence, story names. A
     coreference run gets RUN_DIR/report/index.html (key findings, Table 3 and the
     criteria with intervals) and triples.html (every inconsistent triple's prompts and
-    answers).
+    answers). An anecdotes, hobbies or stories run gets RUN_DIR/report/index.html: its
+    findings, figures and tables, each with its intervals, and the texts behind them.
 
-    Needs RUN_DIR/sentiment/ from `stereoprobe sentiment RUN_DIR`. Writes
+    A fill-in run needs RUN_DIR/sentiment/ from `stereoprobe sentiment RUN_DIR`. Writes
     RUN_DIR/figures/ (Figure 2, Figure 3 per category, category word clouds) and
     RUN_DIR/briefing/ (index.html and one self-contained HTML page per category, with
     the CSVs behind them in briefing/data/). Open briefing/index.html in a browser; no
@@ -49,6 +50,7 @@ def command(run_dir, only, categories, out, figure_set, palette_name, workers):
       stereoprobe report runs/chatgpt --out /tmp/report
       stereoprobe report runs/jobs-gemma-3-270m
       stereoprobe report runs/coreference-gemma-3-270m
+      stereoprobe report runs/anecdotes-gpt-4o-mini
     """
     from stereoprobe.studies import study_of_run
     from stereoprobe.studies.base import check_flags

@@ -45,7 +45,13 @@ def command(run_dir, **options):
     professions, the professions in inconsistent triples, accuracy on pro- and
     anti-stereotypical prompts, Sterlie et al.'s FNR, FPR, PPV, NPV per pronoun with the
     four-fifths rule against its permutation null, paired pronoun and prefix differences
-    with BH q-values (docs/coreference.md).
+    with BH q-values (docs/coreference.md). An anecdotes, hobbies or stories run gets
+    RUN_DIR/anecdotes/, hobbies/ or stories/: every text with what was read from it
+    (texts.csv) and the study's tables: per profession the shares of texts about a woman,
+    a man or neither, NMI and Spearman against the labour statistics (docs/anecdotes.md);
+    per name the six hobby labels, and the two genders' label means with their difference
+    (docs/hobbies.md); the protagonists' names, their genders and Marin & Eger's Table 4
+    (docs/stories.md).
 
     \b
     Examples:
@@ -53,6 +59,7 @@ def command(run_dir, **options):
       stereoprobe score runs/gemma-3-270m                 (fill-in: = stereoprobe sentiment)
       stereoprobe score runs/jobs-gpt-4o-mini --bootstrap 5000 --seed 1
       stereoprobe score runs/coreference-gemma-3-270m
+      stereoprobe score runs/hobbies-gpt-4o-mini
     """
     from stereoprobe.studies import study_of_run
     from stereoprobe.studies.base import check_flags
