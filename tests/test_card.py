@@ -248,7 +248,10 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(suites, tmp_path):
     other.mkdir()
     (other / "notes.txt").write_text("mine", encoding="utf-8")
     cases = [
-        ((empty,), f"Error: {empty} is not a suite (no suite.json)"),
+        ((empty,), f"Error: {empty} is not a suite (no suite.json); give a folder `stereoprobe suite` wrote "
+                   f"(runs/<model>/), or run `stereoprobe suite --out {empty}` first."),
+        ((other,), f"Error: {other} is not a suite (no suite.json); give a folder `stereoprobe suite` wrote "
+                   "(runs/<model>/)."),
         ((suites["a"] / "fill-in",), f"Error: {suites['a'] / 'fill-in'} is one study's run, not a suite"),
         ((tmp_path / "nowhere",), f"Error: {tmp_path / 'nowhere'}: no such folder"),
         ((unscored,), f"Error: {unscored}: the coreference study is collected, not scored yet; run `stereoprobe score "

@@ -30,8 +30,9 @@ def _not_a_suite(folder: Path) -> DataError:
                          "makes its page, `stereoprobe suite` makes a suite and its card.")
     if not folder.is_dir():
         return DataError(f"{folder}: no such folder; give a folder `stereoprobe suite` wrote (runs/<model>/).")
+    then = f", or run `stereoprobe suite --out {folder}` first" if not any(folder.iterdir()) else ""
     return DataError(f"{folder} is not a suite (no suite.json); give a folder `stereoprobe suite` wrote "
-                     "(runs/<model>/), or run `stereoprobe suite --out {folder}` first.")
+                     f"(runs/<model>/){then}.")
 
 
 def _study_run(folder: Path, entry: Any) -> StudyRun:
