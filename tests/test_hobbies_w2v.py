@@ -254,6 +254,13 @@ def test_texts_without_she_and_he_cannot_make_the_axis():
         w2v.compare([run], way="001")
     with pytest.raises(DataError, match="has 1 names of one gender; the comparison cuts each gender's names in 3"):
         w2v.compare([run])
+    names = [f"f{i}" for i in range(6)] + [f"m{i}" for i in range(6)]
+    words = [["loves", "piano"]] * 6 + [["plays", "soccer"]] * 6
+    folded = w2v.RunTexts("r", words, words, ["female"] * 6 + ["male"] * 6, names)
+    with pytest.raises(DataError) as err:  # the cross-fitted way names the texts by their fold, in words
+        w2v.compare([folded])
+    assert str(err.value) == ("The texts of fold 1 of 3 (a third of each run's names) use 'she' and 'he' fewer than 2 "
+                              "times: the she-he axis needs both; compare runs with more texts.")
 
 
 def _clustered_runs(reps: int, gap: float, seed: int):

@@ -458,6 +458,9 @@ def compare(runs: Sequence[RunTexts], seed: int = 0, n_boot: int = 1000, level: 
     return [combine(r, way, s, f, n_boot, seed, level, sh) for r, s, f, sh in zip(runs, scores, split, shifts)]
 
 
+_PART = {2: "half", 3: "a third", 4: "a quarter", 5: "a fifth"}
+
+
 def cross_fit(runs: Sequence[RunTexts], seed: int, k: int) -> tuple[list[Any], list[Any], list[Any]]:
     """(each run's folds, the k models, each run's text scores): model j trained on fold j of every run,
     fold j's texts scored by the model of fold j + 1 (a cycle)."""
@@ -465,7 +468,8 @@ def cross_fit(runs: Sequence[RunTexts], seed: int, k: int) -> tuple[list[Any], l
 
     split = [folds(r, seed, k) for r in runs]
     models = [train(_fold_texts(runs, split, fold), seed=seed,
-                    what=f"The texts of fold {fold} (a {k}th of each run's names)") for fold in range(k)]
+                    what=f"The texts of fold {fold + 1} of {k} ({_PART.get(k, f'1/{k}')} of each run's names)")
+              for fold in range(k)]
     scores = []
     for r, f in zip(runs, split):
         s = np.full(len(r.words), np.nan)
