@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 from string import Template
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 
 def esc(value: object) -> str:
@@ -71,6 +71,38 @@ $body
 </body></html>
 """
 )
+
+
+def table(rows: Any, columns: Sequence[tuple[str, str]], caption: str,
+          fmt: str | Callable[[str], str] = "{:.1f}", cls: str = "") -> str:
+    """A study page's table: ``columns`` as (column, heading); a float cell written with ``fmt`` (a
+    format, or a function of the column's name giving one), an en dash where it is missing; numbers
+    right-aligned (``num``); text escaped.
+
+    >>> import pandas as pd
+    >>> table(pd.DataFrame({"job": ["nurse"], "n": [3], "p": [0.01234]}), [("job", "job"), ("n", "texts"),
+    ...       ("p", "p")], "A <caption>", lambda col: "{:.2g}" if col == "p" else "{:.1f}")
+    '<table><caption>A &lt;caption&gt;</caption><thead><tr><th>job</th><th>texts</th><th>p</th></tr></thead><tbody><tr><td>nurse</td><td class="num">3</td><td class="num">0.012</td></tr></tbody></table>'
+    """
+    from stereoprobe.page.numbers import number
+
+    form = fmt if callable(fmt) else (lambda col: fmt)
+    head = "".join(f"<th>{esc(label)}</th>" for _, label in columns)
+    body = []
+    for r in rows.to_dict("records"):
+        cells = []
+        for col, _ in columns:
+            v = r.get(col, "")
+            if isinstance(v, float):
+                cells.append(f'<td class="num">{number(v, form(col))}</td>')
+            elif isinstance(v, int) and not isinstance(v, bool):
+                cells.append(f'<td class="num">{v}</td>')
+            else:
+                cells.append(f"<td>{esc(v)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    attr = f' class="{esc(cls)}"' if cls else ""
+    return (f"<table{attr}><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>")
 
 
 def settings_html(settings: Sequence[tuple[str, str]]) -> str:

@@ -13,8 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.page.shell import CSS, esc, fill_shell, meta_line
-from stereoprobe.page.numbers import number
+from stereoprobe.page.shell import CSS, esc, fill_shell, meta_line, table
 from stereoprobe.studies.base import read_scores
 from stereoprobe.generation.stats import SAMPLED_AGAIN, estimand
 from stereoprobe.studies.hobbies.score import ESTIMAND_DRAWN, TABLES
@@ -120,19 +119,7 @@ def key_findings(t: dict[str, Any]) -> list[str]:
 
 
 def _table(df: Any, columns: list[tuple[str, str]], caption: str) -> str:
-    head = "".join(f"<th>{esc(label)}</th>" for _, label in columns)
-    body = []
-    for r in df.to_dict("records"):
-        cells = []
-        for col, _ in columns:
-            v = r.get(col, "")
-            if isinstance(v, float):
-                cells.append(f'<td class="num">{number(v, "{:.2g}" if col in ("p", "q") else "{:.1f}")}</td>')
-            else:
-                cells.append(f'<td class="num">{esc(v)}</td>' if isinstance(v, int) else f"<td>{esc(v)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return (f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
-            f"<tbody>{''.join(body)}</tbody></table>")
+    return table(df, columns, caption, lambda col: "{:.2g}" if col in ("p", "q") else "{:.1f}")
 
 
 def marked_text(text: str, evidence: str) -> str:

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stereoprobe.page.shell import esc, fill_shell, meta_line
+from stereoprobe.page.shell import esc, fill_shell, meta_line, table
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.studies.jobs.records import SETTINGS
@@ -113,21 +113,14 @@ def key_findings(t: dict[str, Any]) -> list[str]:
     return out
 
 
+def _fmt(col: str) -> str:
+    """p and q to three digits; correlations, NMI and their limits to two decimals; shares to one."""
+    return ("{:.3g}" if col in ("p", "q") else
+            "{:.2f}" if col in ("r", "low", "high", "nmi", "null_mean") or col.startswith("spearman") else "{:.1f}")
+
+
 def _table(df: Any, columns: list[tuple[str, str]], caption: str, cls: str = "") -> str:
-    head = "".join(f"<th>{esc(label)}</th>" for _, label in columns)
-    body = []
-    for r in df.to_dict("records"):
-        cells = []
-        for col, _ in columns:
-            v = r.get(col, "")
-            if isinstance(v, float):
-                fmt = ("{:.3g}" if col in ("p", "q") else
-                       "{:.2f}" if col in ("r", "low", "high", "nmi", "null_mean") or col.startswith("spearman") else "{:.1f}")
-                cells.append(f'<td class="num">{number(v, fmt)}</td>')
-            else:
-                cells.append(f"<td>{esc(v)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f'<table class="{cls}"><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    return table(df, columns, caption, _fmt, cls)
 
 
 def _paper_table(df: Any, caption: str, meta: dict[str, Any] | None = None, prompts: str = "1") -> str:

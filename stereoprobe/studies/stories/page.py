@@ -10,7 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from stereoprobe.page.shell import esc, fill_shell, meta_line
+from stereoprobe.page.shell import esc, fill_shell, meta_line, table
 from stereoprobe.page.numbers import number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.generation.stats import SAMPLED_AGAIN, estimand
@@ -67,10 +67,7 @@ def model_note(meta: dict[str, Any]) -> str:
 
 
 def _table(frame: Any, columns: list[tuple[str, str]], caption: str) -> str:
-    head = "".join(f"<th>{esc(label)}</th>" for _, label in columns)
-    rows = "".join("<tr>" + "".join(f"<td>{esc(number(r[c], '{:.0f}') if isinstance(r[c], float) else r[c])}</td>"
-                                    for c, _ in columns) + "</tr>" for _, r in frame.iterrows())
-    return f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    return table(frame, columns, caption, "{:.0f}")
 
 
 def table4_section(t4: Any, meta: dict[str, Any]) -> str:
