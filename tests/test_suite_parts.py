@@ -13,7 +13,7 @@ from conftest import TEST_KEY
 from fake_openai import FakeOpenAI
 
 from stereoprobe.errors import DataError
-from stereoprobe.suite.cost import StudyCost, cost_table
+from stereoprobe.suite.cost import StudyCost, batch_total_note, cost_table
 from stereoprobe.suite.plan import ModelSpec, parse_studies
 from stereoprobe.suite.progress import SuiteProgress
 from stereoprobe.suite.record import StudyEntry, SuiteRecord, read_suite, write_suite
@@ -201,3 +201,7 @@ def test_the_cost_table_totals_and_prices_batches_at_half():
     assert text[1].split() == ["a", "10", "10", "1,000", "100", "(300)", "0.0200", "0.0100"]
     assert text[2].split() == ["b", "5", "1", "50", "60", "(60)", "0.0100", "live", "only"]
     assert text[3].split() == ["total", "15", "11", "1,050", "160", "(360)", "0.0300", "0.0200"]  # 0.01 + 0.01 live
+    assert batch_total_note(rows) == "The batch total counts b at the live price: it cannot be batched."
+    c = StudyCost("c", 1, 1, 1, 1, 1, 0.1, "texts")
+    assert batch_total_note([*rows, c]) == "The batch total counts b and c at the live price: they cannot be batched."
+    assert batch_total_note(rows[:1]) is None and batch_total_note(rows[1:]) is None  # all batched, or none

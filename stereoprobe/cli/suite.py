@@ -80,13 +80,17 @@ def command(model, base_url, model_file, mode, api_key_env, studies, design, out
     for line in describe_plan(plan):
         click.echo(line)
     if dry_run:
-        from stereoprobe.suite.cost import cost_table, suite_costs
+        from stereoprobe.suite.cost import batch_total_note, cost_table, suite_costs
 
         rows = suite_costs(plan, price_in, price_out, batch or "openai")
-        click.echo(cost_table(rows, priced=price_in is not None or price_out is not None))
+        priced = price_in is not None or price_out is not None
+        click.echo(cost_table(rows, priced=priced))
         for row in rows:
             if row.unbatched is not None and plan.model.served:
                 click.echo(f"{row.key}: no batch ({row.unbatched})")
+        note = batch_total_note(rows) if priced and plan.model.served else None
+        if note:
+            click.echo(note)
         click.echo("Nothing was asked (--dry-run).")
         return
     from stereoprobe.suite.run import run_suite, summary

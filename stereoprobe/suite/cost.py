@@ -68,6 +68,19 @@ def suite_costs(plan: Any, price_in: float | None = None, price_out: float | Non
     return out
 
 
+def batch_total_note(rows: Sequence[StudyCost]) -> str | None:
+    """What the batch column's total holds when some studies cannot be batched (None when all can, or none).
+
+    >>> batch_total_note([StudyCost("a", 1, 1, 1, 1, 1, 0.1, None), StudyCost("hobbies", 1, 1, 1, 1, 1, 0.1, "n")])
+    'The batch total counts hobbies at the live price: it cannot be batched.'
+    """
+    live = [r.key for r in rows if r.unbatched is not None]
+    if not live or len(live) == len(rows):
+        return None
+    names = ", ".join(live[:-1]) + " and " + live[-1] if len(live) > 1 else live[0]
+    return f"The batch total counts {names} at the live price: {'they' if len(live) > 1 else 'it'} cannot be batched."
+
+
 def cost_table(rows: Sequence[StudyCost], priced: bool) -> str:
     """The rows and their total as a plain-text table."""
     head = ["study", "answers", "requests", "prompt tokens", "completion tokens (at most)"]
