@@ -44,8 +44,15 @@ class Estimate:
         return (self.prompt_tokens * (price_in or 0) + self.completion_tokens * (price_out or 0)) / 1e6
 
     def summary(self) -> str:
+        """The dry run's line.
+
+        >>> Estimate(1, 54, 40, 300, None).summary()
+        '1 request; about 54 prompt tokens and 40 completion tokens (at most 300). Nothing was asked (--dry-run).'
+        """
+        from stereoprobe.page.numbers import counted
+
         text = (
-            f"{'about ' if self.note else ''}{self.requests:,} requests{self.note}; "
+            f"{'about ' if self.note else ''}{counted(self.requests, 'request')}{self.note}; "
             f"about {self.prompt_tokens:,} prompt tokens and "
             f"{self.completion_tokens:,} completion tokens (at most {self.completion_tokens_max:,})"
         )

@@ -114,7 +114,7 @@ def test_without_samples_the_study_decides_in_the_dry_run_and_the_help(server, r
     result = collect(run_cli, server, tmp_path, "--dry-run")
     assert result.exit_code == 0 and "24 requests (8 prompts x 30 samples at temperature 0.5;" in result.output
     given = collect(run_cli, server, tmp_path, "--dry-run", "--samples", "1", "--temperature", "0")
-    assert given.exit_code == 0 and "8 requests (8 prompts x 1 samples at temperature 0)" in given.output
+    assert given.exit_code == 0 and "8 requests (8 prompts x 1 sample at temperature 0)" in given.output
     help_text = " ".join(run_cli("collect", "--help").output.split())
     assert "[default: 1;" not in help_text and "[default: 0.0;" not in help_text
     parts = {"samples": help_text.split("--samples INTEGER RANGE")[1].split("--limit")[0],

@@ -18,9 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
-
+from stereoprobe.page.numbers import counted
 
 def ratio(prompts: int, samples: int, default_prompts: int, default_samples: int) -> float:
     """The width ratio sqrt(default answers / the run's)."""
@@ -34,7 +32,7 @@ def ratio_line(design: str, prompts: int, samples: int, default_prompts: int, de
     ratio = math.sqrt(default / run)
     how = "wide" if ratio >= 1 else "narrow"
     size = ratio if ratio >= 1 else 1 / ratio
-    return (f"The {design} design asks {run:,} answers ({_plural(prompts, 'prompt')} x {_plural(samples, 'sample')}) "
+    return (f"The {design} design asks {run:,} answers ({counted(prompts, 'prompt')} x {counted(samples, 'sample')}) "
             f"where the default design asks {default:,} ({default_prompts:,} x {default_samples:,}): intervals about "
             f"{size:.1f} times as {how} (the square root of {default:,} / {run:,}, as if every answer were "
             "independent).")

@@ -73,7 +73,9 @@ def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--catalog", type=click.Path(path_type=str), default=None,
                      help="fill-in: a catalog directory (categories.csv, groups.csv, templates.csv); "
-                          "jobs: a CSV file of jobs (job, optional female_share). Default: the paper's."),
+                          "jobs, anecdotes, stories: a CSV file of jobs (job or profession, optional female_share); "
+                          "hobbies: a CSV of names (name, gender = female or male) or your copy of the SSA's "
+                          "names.zip. Default: the paper's."),
         click.option("--category", "-c", multiple=True, help="Only this category (repeatable)."),
         click.option("--group", "-g", multiple=True, help="Only this social group (repeatable)."),
         click.option("--format", "fmt", type=click.Choice(["question", "statement"]), default=None,

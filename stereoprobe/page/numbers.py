@@ -73,6 +73,15 @@ def number(x: object, fmt: str = "{:.1f}") -> str:
         return "–"
     return "–" if math.isnan(value) else fmt.format(value)
 
+def counted(n: int, word: str) -> str:
+    """``n`` and ``word``, plural unless ``n`` is 1.
+
+    >>> counted(1, "prompt"), counted(1000, "sample")
+    ('1 prompt', '1,000 samples')
+    """
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def whole(value: float) -> str:
     """Round half up to a whole number (the same rule for shares and bounds).
 
