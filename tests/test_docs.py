@@ -70,6 +70,15 @@ def test_each_step_says_what_it_does_for_every_study(command):
     assert [name for name in STUDIES if name not in intro] == []
 
 
+def test_the_catalog_option_says_what_each_study_takes():
+    from stereoprobe.studies import STUDIES
+
+    result = CliRunner().invoke(cli, ["collect", "--help"], terminal_width=200)
+    text = " ".join(result.output.split())
+    catalog = text[text.index("--catalog PATH"):text.index("-c, --category")]
+    assert [s for s in STUDIES if s != "coreference" and s not in catalog] == []  # coreference: --pairs-file
+
+
 def test_collect_help_shows_a_generation_example():
     result = CliRunner().invoke(cli, ["collect", "--help"], terminal_width=200)
     assert "stereoprobe collect --study hobbies --design quick" in result.output
