@@ -134,8 +134,13 @@ def test_label_means_average_names_first_on_a_worked_example():
     # name means: A 2/3, B 0 -> female 33.3; C 0.5, D 0 -> male 25 (not the text means 50 and 25)
     assert row["female_mean"] == pytest.approx(100 / 3) and row["male_mean"] == pytest.approx(25)
     assert row["difference"] == pytest.approx(100 / 3 - 25)
-    # t interval over the two female names: mean 33.3, sd 47.1, t(1) 12.706 -> +/- 423.5
-    assert row["female_high"] - row["female_mean"] == pytest.approx(12.7062 * 47.1405 / np.sqrt(2), rel=1e-3)
+    # t interval over the two female names: mean 33.3, sd 47.1, t(1) 12.706 -> +/- 423.5, cut to 0-100%
+    assert (row["female_low"], row["female_high"]) == (0, 100)
+    # five names, scores 0, 0, 0, 0 and 10%: mean 2, sd 4.472, t(4) 2.7764 -> 2 +/- 5.553, below 0 cut at 0
+    five = pd.DataFrame({"name": list("ABCDEFG"), "gender": ["female"] * 5 + ["male"] * 2,
+                         "Art": [0, 0, 0, 0, 0.1, 0.2, 0.4]})
+    row = stats.label_means(five, ["Art"]).iloc[0]
+    assert row["female_low"] == 0 and row["female_high"] == pytest.approx(2 + 2.77645 * 4.47214 / np.sqrt(5), rel=1e-4)
 
 
 def test_label_means_cover_the_truth_and_find_the_planted_difference():

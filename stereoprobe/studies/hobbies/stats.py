@@ -3,7 +3,8 @@
 
 - ``word_counts``: content words (``text.content_words``) counted per gender (001 Figure 3).
 - ``label_means``: per label, the mean score over female and over male names (each name's
-  mean over its texts first), with t intervals over the names, and the difference female -
+  mean over its texts first), with t intervals over the names (cut at 0 and 100%: a score
+  cannot lie beyond, so the cut loses no coverage), and the difference female -
   male with Welch's interval and p-value over the names, Benjamini-Hochberg q over the
   labels (``stereoprobe.stats.bh``).
 - ``top_label_nmi``: NMI(gender, top label) of the texts' gender x top-label table
@@ -81,12 +82,14 @@ def label_means(texts: Any, labels: Sequence[str], level: float = 0.95) -> Any:
 
 def _mean_interval(x: Any, level: float) -> tuple[float, float]:
     import numpy as np
-    from scipy import stats as st
+
+    from stereoprobe.stats import t_interval
 
     if len(x) < 2 or np.std(x) == 0:
         return (float(x.mean()), float(x.mean())) if len(x) else (np.nan, np.nan)
-    ci = st.ttest_1samp(x, 0.0).confidence_interval(level)
-    return float(ci.low), float(ci.high)
+    low, high = t_interval(x.mean(), None, len(x), 1, level, bounds=(0.0, 100.0), se=x.std(ddof=1) / np.sqrt(len(x)),
+                           df=len(x) - 1)  # a score is 0-100%: the cut loses no coverage
+    return float(low), float(high)
 
 
 def _name_tables(names: Sequence[str], genders: Sequence[str], tops: Sequence[str]) -> tuple[Any, Any, list[str]]:
