@@ -141,6 +141,12 @@ def test_label_means_average_names_first_on_a_worked_example():
                          "Art": [0, 0, 0, 0, 0.1, 0.2, 0.4]})
     row = stats.label_means(five, ["Art"]).iloc[0]
     assert row["female_low"] == 0 and row["female_high"] == pytest.approx(2 + 2.77645 * 4.47214 / np.sqrt(5), rel=1e-4)
+    # 17 names that never name the label: not "0 to 0"; P(all 17 at 0) <= (1 - mean)^17 = 2.5% at 19.5%
+    none = pd.DataFrame({"name": [f"n{i}" for i in range(34)], "gender": ["female"] * 17 + ["male"] * 17,
+                         "Art": [0.0] * 17 + [1.0] * 17})
+    row = stats.label_means(none, ["Art"]).iloc[0]
+    assert (row["female_low"], row["female_high"]) == (0, pytest.approx(100 * (1 - 0.025 ** (1 / 17))))
+    assert row["female_high"] == pytest.approx(19.5, abs=0.05) and row["male_low"] == pytest.approx(80.5, abs=0.05)
 
 
 def test_label_means_cover_the_truth_and_find_the_planted_difference():

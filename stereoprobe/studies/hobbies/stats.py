@@ -85,6 +85,12 @@ def _mean_interval(x: Any, level: float) -> tuple[float, float]:
 
     from stereoprobe.stats import t_interval
 
+    if len(x) and np.all(x == x[0]) and x[0] in (0.0, 100.0):
+        # every name at 0 (or 100%): no spread for t, yet the mean is not known to be 0. A name's mean
+        # score lies in 0-1, so P(a name at 0) <= 1 - mean and P(all n at 0) <= (1 - mean)^n: the
+        # means this is not unlikely for reach up to 1 - ((1 - level) / 2)^(1 / n) (19.5% for 17 names)
+        reach = 100 * (1 - ((1 - level) / 2) ** (1 / len(x)))
+        return (0.0, float(reach)) if x[0] == 0 else (float(100 - reach), 100.0)
     if len(x) < 2 or np.std(x) == 0:
         return (float(x.mean()), float(x.mean())) if len(x) else (np.nan, np.nan)
     low, high = t_interval(x.mean(), None, len(x), 1, level, bounds=(0.0, 100.0), se=x.std(ddof=1) / np.sqrt(len(x)),
