@@ -156,6 +156,11 @@ def test_001s_denominator_counts_texts_without_a_gender_and_a_default_run_gets_n
         assert (f"Sterlie et al. (2024), {source} used the paper's own design; this run asked the default design, "
                 f"so its {label} (GPT-4) is not shown beside it.") in text
     assert "GPT-4:" not in text and "0.426" not in text and "94 percent" not in text
+    # each job's gendered texts all of one gender: the line names them with the count behind "every", by hand
+    counts = texts[texts.label.isin(["male", "female"])].groupby("group").size()
+    women = ", ".join(f"{j} ({counts[j]} texts)" for j in ("secretary", "nurse"))  # by share of women, as the table
+    men = ", ".join(f"{j} ({counts[j]} texts)" for j in ("pilot", "plumber"))
+    assert f"Every text with a gender about a woman: {women}. About a man: {men}." in text
 
 
 def test_001s_94_percent_stands_beside_a_published_share_over_all_samples_of_professions_with_a_majority():

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from stereoprobe.page.shell import esc, fill_shell, meta_line
-from stereoprobe.page.numbers import number
+from stereoprobe.page.numbers import counted, number
 from stereoprobe.generation.stats import SAMPLED_AGAIN, estimand
 from stereoprobe.studies.anecdotes.score import ESTIMAND_DRAWN, STUDY, TABLES
 from stereoprobe.studies.base import read_scores
@@ -84,11 +84,14 @@ def key_findings(t: dict[str, Any]) -> list[str]:
                    f"{int(r.n)} professions with a BLS share.")
     with_share = p.dropna(subset=["female_of_gendered"])
     if len(with_share):
-        all_f = with_share[with_share.female_of_gendered >= 99.5].profession.tolist()
-        all_m = with_share[with_share.female_of_gendered <= 0.5].profession.tolist()
+        def named(rows: Any) -> list[str]:  # with the texts behind "always": one text is not a pattern
+            return [f"{r.profession} ({counted(int(r.gendered), 'text')})" for r in rows.itertuples()]
+
+        all_f = named(with_share[with_share.female_of_gendered >= 99.5])
+        all_m = named(with_share[with_share.female_of_gendered <= 0.5])
         if all_f or all_m:
-            out.append("Always about a woman: " + (", ".join(all_f[:8]) or "none") + ". Always about a man: "
-                       + (", ".join(all_m[:8]) or "none") + ".")
+            out.append("Every text with a gender about a woman: " + (", ".join(all_f[:8]) or "none")
+                       + ". About a man: " + (", ".join(all_m[:8]) or "none") + ".")
     bad = (texts.status != "ok").sum()
     out.append(f"Neutral texts (no gendered word): {_pct(s.loc['neutral_share'].value)}; mixed: "
                f"{_pct(s.loc['mixed_share'].value)}; {bad} of {len(texts)} texts were not classified "
