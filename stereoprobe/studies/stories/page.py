@@ -31,6 +31,20 @@ NOTE = (
     "profession's share says what the model tends to write, not who does the job.</p>")
 
 
+def _tied(p: Any, value: float, most: int = 4) -> str:
+    """Every profession at ``value`` (ties are common with few stories), each with its counts.
+
+    >>> import pandas as pd
+    >>> _tied(pd.DataFrame({"profession": ["a", "b", "c"], "female": [0, 0, 1], "male": [7, 9, 2],
+    ...                     "female_of_gendered": [0.0, 0.0, 100 / 3]}), 0.0)
+    'a (0 of 7), b (0 of 9): 0%'
+    """
+    rows = p[p.female_of_gendered == value]
+    names = [f"{r.profession} ({int(r.female)} of {int(r.female + r.male)})" for r in rows.head(most).itertuples()]
+    more = f" and {len(rows) - most} more" if len(rows) > most else ""
+    return f"{', '.join(names)}{more}: {number(value, '{:.0f}')}%"
+
+
 def key_findings(t: dict[str, Any]) -> list[str]:
     s = t["summary"].set_index("statistic")
     p = t["professions"].dropna(subset=["female_of_gendered"])
@@ -38,9 +52,11 @@ def key_findings(t: dict[str, Any]) -> list[str]:
     out = [f"{number(f.value, '{:.0f}')}% of the protagonists with a gendered name have a female name "
            f"({number(f.low, '{:.0f}')} to {number(f.high, '{:.0f}')}, over {int(f.groups)} professions)."]
     if len(p):
-        hi, lo = p.sort_values("female_of_gendered").iloc[-1], p.sort_values("female_of_gendered").iloc[0]
-        out.append(f"Most often a woman: {hi.profession} ({number(hi.female_of_gendered, '{:.0f}')}%); least often: "
-                   f"{lo.profession} ({number(lo.female_of_gendered, '{:.0f}')}%).")
+        top, bottom = p.female_of_gendered.max(), p.female_of_gendered.min()
+        if top == bottom:
+            out.append(f"Every profession: {number(top, '{:.0f}')}% female names.")
+        else:
+            out.append(f"Most often a woman: {_tied(p, top)}; least often: {_tied(p, bottom)}.")
     c = s.loc["nmi_corrected"]
     out.append(f"NMI(profession, gender) {number(n.value, '{:.3f}')} against {number(n.null_mean, '{:.3f}')} by "
                f"chance, p = {number(n.p, '{:.3g}')}; corrected for the few stories per profession "
