@@ -138,12 +138,14 @@ class GenerationStudy(FolderStudy):
         texts = ["\n".join(c for _, c in p.messages) for p in probes]
         result = estimate(texts, s["samples"], s["max_tokens"], options.get("price_in"), options.get("price_out"),
                           words_tokens=self.DEFAULTS["text_tokens"], requests_per_prompt=per)
-        asked = f"{counted(len(probes), 'prompt')} x {counted(s['samples'], 'sample')} at temperature {s['temperature']:g}"
+        asked = (f"{counted(len(probes), 'prompt')} x {counted(s['samples'], 'sample')} "
+                 f"at temperature {s['temperature']:g}")
         result.note = f" ({asked})"
         if per != 1:  # n texts per request: the prompt is sent once per request, the texts are each generated
             result.completion_tokens = len(probes) * s["samples"] * min(self.DEFAULTS["text_tokens"], s["max_tokens"])
             result.completion_tokens_max = len(probes) * s["samples"] * s["max_tokens"]
-            result.note = f" ({asked}; {counted(min(s['samples'], PER_REQUEST), 'text')} per request where the endpoint takes n)"
+            per_request = counted(min(s["samples"], PER_REQUEST), "text")
+            result.note = f" ({asked}; {per_request} per request where the endpoint takes n)"
             result.cost = result.priced(options.get("price_in"), options.get("price_out"))
         return result
 
