@@ -26,6 +26,7 @@ from typing import Any, Sequence
 
 from stereoprobe.page.numbers import number
 from stereoprobe.page.shell import esc, fill_shell
+from stereoprobe.studies.hobbies.w2v import CHECKED, CHECKED_PER_GENDER
 
 MARK = "stereoprobe_hobbies_comparison"
 #: The units of the two ways' d and p (papers.comparable prints 001's figures only beside the same unit).
@@ -51,8 +52,9 @@ NOTE = (
     "between comparisons. The interval resamples names within each fold and, a few times a fold (the "
     "settings below say how many), retrains that fold's model on the resampled names' texts, so it counts "
     "how the trained axes vary with the texts that train them as well as which names happened to be drawn "
-    "(at a known truth it covered 87-100% of simulated runs, the least under a real difference in one of two "
-    "kinds of synthetic text: read it as approximate; docs/hobbies.md). "
+    f"(at a known truth, with {CHECKED_PER_GENDER} names a gender, it covered at least "
+    f"{CHECKED[CHECKED_PER_GENDER][0]:.0%} of simulated runs, the least under a real difference in one of two "
+    "kinds of synthetic text, and less with fewer names: read it as approximate; docs/hobbies.md). "
     "No test over texts (each text one observation) is "
     "shown: a name's texts are one "
     "cluster, and such a test can reject a true null more often than it says (docs/hobbies.md).</p>"
@@ -178,8 +180,6 @@ def size_note(r: Any) -> str | None:
     """A line for a run with clearly fewer names a gender than the interval for d was checked at
     (``w2v.CHECKED_PER_GENDER``; a few refused names, under a tenth, leave a run at that size), with
     what the simulations found at each size measured (``w2v.CHECKED``), else None."""
-    from stereoprobe.studies.hobbies.w2v import CHECKED, CHECKED_PER_GENDER
-
     n = min(r.female_names, r.male_names)
     if n >= 0.9 * CHECKED_PER_GENDER:
         return None
