@@ -77,8 +77,10 @@ def batch_total_note(rows: Sequence[StudyCost]) -> str | None:
     live = [r.key for r in rows if r.unbatched is not None]
     if not live or len(live) == len(rows):
         return None
-    names = ", ".join(live[:-1]) + " and " + live[-1] if len(live) > 1 else live[0]
-    return f"The batch total counts {names} at the live price: {'they' if len(live) > 1 else 'it'} cannot be batched."
+    from stereoprobe.card.words import listing
+
+    they = "they" if len(live) > 1 else "it"
+    return f"The batch total counts {listing(live)} at the live price: {they} cannot be batched."
 
 
 def cost_table(rows: Sequence[StudyCost], priced: bool) -> str:
