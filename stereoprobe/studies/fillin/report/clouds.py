@@ -114,9 +114,9 @@ def save_png(img: "Image.Image", target, colors: int = 64) -> None:
     """Save as a 64-colour PNG: clouds and slides hold few colours, and this is
     about 4x smaller and 5x faster to encode than RGB (docs/report.md). A cloud
     alone (three word colours on white) keeps its look with 8."""
-    from PIL import Image
+    from stereoprobe.page.figures import save_png as save
 
-    img.quantize(colors=colors, method=Image.Quantize.FASTOCTREE).save(target, format="PNG")
+    save(img, target, colors)
 
 
 def data_uri(png: bytes) -> str:
