@@ -28,7 +28,7 @@ def _wordcloud_image(words, size):
     return img if img.size == size else img.resize(size)
 
 
-@pytest.mark.parametrize("size", [(440, 275), (900, 520), (300, 200)])
+@pytest.mark.parametrize("size", [(440, 276), (900, 520), (301, 201)])
 def test_clouds_are_the_pixels_wordcloud_draws(size):
     """cloud_layout's port of wordcloud's layout and drawing (its caches warm after the first
     round) gives wordcloud's own pixels: the same random draws, sizes, positions, rotations
@@ -47,6 +47,17 @@ def test_clouds_are_the_pixels_wordcloud_draws(size):
     theirs = [_wordcloud_image(words, size).tobytes() for words in sets]
     assert ours == theirs * 2
     assert len(set(theirs)) == len(sets)
+
+
+def test_the_pages_clouds_are_drawn_at_their_size():
+    """The group clouds' panel is twice the layout's grid, so nothing is resampled: 440 x 276
+    from a 220 x 138 grid (at 440 x 275 the grid would be 220 x 138 too, drawn 276 high)."""
+    from stereoprobe.studies.fillin.report import clouds
+
+    assert clouds.CLOUD_SIZE == (440, 276)
+    assert all(round(v / clouds.LAYOUT_SCALE) * clouds.LAYOUT_SCALE == v for v in clouds.CLOUD_SIZE)
+    img = clouds.cloud_image([Word("lonely", 3, "negative"), Word("kind", 2, "positive")])
+    assert img.size == (440, 276)
 
 
 def test_lazy_wordnet_index_answers_as_nltks():
