@@ -14,7 +14,10 @@ from fake_openai import FakeOpenAI
 from stereoprobe.names import NameTable
 from stereoprobe.studies.stories.protagonist import ProtagonistClassifier
 
-PGF = {"Elena": 0.99, "Marcus": 0.002, "Henderson": 0.03, "Jordan": 0.108, "Sam": 0.5, "Dr": 0.09, "Sir": 0.0}
+PGF = {"Elena": 0.99, "Marcus": 0.002, "Henderson": 0.03, "Jordan": 0.108, "Sam": 0.5, "Dr": 0.09, "Sir": 0.0,
+       # ordinary words the real table lists as names (nomquamgender's p(gf), rounded)
+       "Sunday": 0.6, "Second": 0.2, "Driver": 0.1, "Game": 0.3, "Gold": 0.3, "Mark": 0.01, "Bill": 0.01,
+       "Gina": 0.99, "Gaby": 0.8}
 PROMPT = ("user", "Continue", "Once", "upon", "a", "time", "there", "was", "a", "baker", "called")
 
 
@@ -28,6 +31,17 @@ PROMPT = ("user", "Continue", "Once", "upon", "a", "time", "there", "was", "a", 
     ("Sam, who baked at dawn", "unclassified", ["Sam"]),
     ("Zxqwy Smith was tired.", "unknown", ["Zxqwy"]),  # reported, not dropped
     ("the rain fell on the town.", "none", []),
+    # ordinary words are not names away from the name's place (the embedded model's stories, cut short)
+    ("me up to his shop to see if he was open on Sunday. I was in a rush", "none", []),
+    ("a <i>nazi</i>. Second, we have a <i>golem</i>.", "none", []),
+    ("<strong><em>The Driver’s Guide</em></strong>. We were on our way", "none", []),
+    ('"The Game Changer". It is a story about a boy', "none", []),
+    # ... but where the prompt asks for the name, an ordinary word is the name
+    ("Mark. Mark is a real estate agent, and he has a wife and a son named Gaby.", "male", ["Mark"]),
+    ("Bill, who is the CEO of the company. His wife, Gina, is the CFO", "male", ["Bill"]),
+    ("Once upon a time there was a baker called Bill, who", "male", ["Bill"]),
+    ("Mr. Gold. He was a very old man.", "male", ["Mr", "Gold"]),  # and a title decides
+    ("It was Sunday when Gina opened the bakery.", "female", ["Gina"]),
 ])
 def test_the_protagonists_name_and_gender(text, label, evidence):
     assert ProtagonistClassifier(NameTable(PGF)).classify(text, PROMPT) == (label, evidence)
@@ -66,3 +80,15 @@ def test_female_shares_come_back_within_their_intervals_of_the_truth(run_cli, tm
         assert p.loc[job, "unknown"] == 0 and p.loc[job, "read"] == 100
     assert list(scores.table4.columns) == ["profession", "once", "story", "saturday", "protagonist", "cast", "overall"]
     assert scores.summary.set_index("statistic").loc["nmi", "p"] < 0.01
+
+    # a run read by an earlier version of the reader says so, until `reparse` reads it again
+    from stereoprobe.studies.stories.score import summary
+
+    assert "Read at collect time" not in summary(scores)
+    path = tmp_path / "run" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    path.write_text(json.dumps({**manifest, "parser_version": "protagonist-1"}))
+    assert "Read at collect time by protagonist-1; this stereoprobe reads with protagonist-2: `stereoprobe " \
+           "reparse " in summary(score(tmp_path / "run", n_boot=100))
+    assert run_cli("reparse", tmp_path / "run").exit_code == 0
+    assert "Read at collect time" not in summary(score(tmp_path / "run", n_boot=100))

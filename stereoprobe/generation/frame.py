@@ -70,6 +70,22 @@ def read_texts(run_dir: str | Path, study: str, noun: str, level: float, n_boot:
     return manifest, text_frame(records)
 
 
+def reader_line(meta: dict[str, Any], current: str) -> list[str]:
+    """A line for the score's summary when the run's texts were read by another version of the
+    study's reader than this stereoprobe's ``current`` one (labels are stored at collect time).
+
+    >>> reader_line({"classifier": "protagonist-1", "run": "runs/x"}, "protagonist-2")[0][:58]
+    'Read at collect time by protagonist-1; this stereoprobe re'
+    >>> reader_line({"classifier": "protagonist-2", "run": "runs/x"}, "protagonist-2")
+    []
+    """
+    stored = meta.get("classifier")
+    if not stored or stored == current:
+        return []
+    return [f"Read at collect time by {stored}; this stereoprobe reads with {current}: "
+            f"`stereoprobe reparse {meta.get('run')}` reads the stored texts again, then score."]
+
+
 def run_meta(run_dir: str | Path, manifest: Any, **fields: Any) -> dict[str, Any]:
     """A generation study's meta.json: the run, its model and method, ``fields``, the time."""
     from stereoprobe import __version__

@@ -153,6 +153,9 @@ def write_scores(result: AnecdoteScores, out: Path) -> Path:
 
 
 def summary(result: AnecdoteScores) -> str:
+    from stereoprobe.generation.frame import reader_line
+    from stereoprobe.generation.gender import VERSION
+
     s = result.summary.set_index("statistic")
     counts = result.texts.status.value_counts()
     lines = [f"{len(result.texts)} texts: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in
@@ -166,4 +169,4 @@ def summary(result: AnecdoteScores) -> str:
                  f"{c.high:.3f}); by chance "
                  f"{n.null_mean:.3f}, p = {n.p:.3g}. Spearman with the BLS share: {r.value:.2f} "
                  f"({r.low:.2f} to {r.high:.2f}), {int(r.n)} professions.")
-    return "\n".join(lines)
+    return "\n".join(lines + reader_line(result.meta, VERSION))

@@ -13,6 +13,11 @@ most bearers have), trying the second word when the first is unknown. Here:
   nomquamgender, majority rule as 000's lookup), else the first candidate (``unknown``);
 - a gendered title right before a candidate decides ("Mrs. Henderson": female, although
   the table lists Henderson as a man's name);
+- every prompt ends with "called", so a candidate that opens the reply or follows "called" or
+  "named" is where the story gives the name; any other candidate that is an ordinary word
+  (``names.common_words``: "Sunday", "Second", "Driver", "Game", written more often in lower
+  case) is not a name, although the table lists many such words ("The Driver's Guide" is not
+  a man's story, "Mark. Mark is an agent" is);
 - no candidate at all: ``none``.
 
 Labels: ``female``, ``male``, ``unclassified`` (a name with as many bearers of each
@@ -27,7 +32,7 @@ from typing import Iterable
 
 from stereoprobe.generation.classifier import NameTableClassifier
 
-VERSION = "protagonist-1"
+VERSION = "protagonist-2"  # 2: ordinary words away from the name's place are not names
 LABELS = ("female", "male", "unclassified", "unknown", "none")
 WINDOW = 30
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]+(?:['’-][A-Za-z]+)?\.?")
@@ -42,20 +47,24 @@ class ProtagonistClassifier(NameTableClassifier):
 
     def classify(self, text: str, prompt_words: Iterable[str] = ()) -> tuple[str, list[str]]:
         from stereoprobe.backends.nextword import spacy_stop_words
-        from stereoprobe.names import is_title, title_gender
+        from stereoprobe.names import common_words, is_title, title_gender
 
         stop = spacy_stop_words() | {w.lower() for w in prompt_words} | {"chapter", "once", "called", "named"}
         words = _WORD.findall(text)[:WINDOW]
-        candidates: list[tuple[str, str]] = []  # (name, the gendered title before it, or "")
+        candidates: list[tuple[str, str, bool]] = []  # (name, the gendered title before it or "", in the name's place)
         title = ""
-        for token in words:
+        for i, token in enumerate(words):
             word = token.rstrip(".")
             if is_title(word):
                 title = word if title_gender(word) else title
                 continue
             if word[:1].isupper() and word.lower() not in stop:
-                candidates.append((re.split(r"['’]", word)[0], title))
+                placed = i == 0 or words[i - 1].lower() in ("called", "named")
+                candidates.append((re.split(r"['’]", word)[0], title, placed))
             title = ""
+        common = common_words({name for name, before, placed in candidates if not before and not placed})
+        candidates = [(name, before) for name, before, placed in candidates
+                      if before or placed or name not in common]
         if not candidates:
             return "none", []
         classes = self.names.classify([c for c, _ in candidates])

@@ -193,6 +193,9 @@ def write_scores(result: StoryScores, out: Path) -> Path:
 
 
 def summary(result: StoryScores) -> str:
+    from stereoprobe.generation.frame import reader_line
+    from stereoprobe.studies.stories.protagonist import VERSION
+
     s = result.summary.set_index("statistic")
     counts = result.texts.status.value_counts()
     f, n, c = s.loc["female_of_gendered"], s.loc["nmi"], s.loc["nmi_corrected"]
@@ -203,7 +206,7 @@ def summary(result: StoryScores) -> str:
         f"unknown names {s.loc['unknown_share'].value:.1f}%, no name {s.loc['no_name_share'].value:.1f}%.",
         f"NMI(profession, gender) = {n.value:.3f} (corrected {c.value:.3f}, {c.low:.3f} to "
         f"{c.high:.3f}); by chance {n.null_mean:.3f}, "
-        f"p = {n.p:.3g}.", *rules_line(result)])
+        f"p = {n.p:.3g}.", *rules_line(result), *reader_line(result.meta, VERSION)])
 
 
 def rules_line(result: StoryScores) -> list[str]:
