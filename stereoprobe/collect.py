@@ -279,7 +279,9 @@ def _manifest(old: RunManifest | None, backend: Backend, samples: int, study: St
         stereoprobe_version=__version__,
         created_at=(old.created_at if old else None) or now_iso(),
         started_at=now_iso(),
-        parser_version=study.parser_version,
+        # a run continued keeps the version its stored records were read with until `reparse`
+        # reads them all again: the manifest never claims a reading its older records did not get
+        parser_version=old.parser_version if old is not None and any(old.counts.values()) else study.parser_version,
         counts=old.counts if old else {},
         sessions=old.sessions if old else (),
         batch=old.batch if old else None,

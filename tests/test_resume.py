@@ -196,3 +196,22 @@ def test_a_run_written_by_0_1_0_is_continued_not_refused(fake_openai, api_key, t
     after = read_manifest(out)
     assert after.version == 2 and after.settings.timeout == 5.0 and after.catalog.template_family == "paper"
     assert len(after.sessions) == 2 and after.counts["ok"] == 6
+
+
+def test_a_run_continued_keeps_the_parser_version_its_records_were_read_with(fake_openai, api_key, tmp_path):
+    """Records are parsed when they are collected: a run begun under an earlier parser and
+    continued under this one holds both readings, so its manifest keeps the earlier version
+    (what `reparse` then brings up to date), never this one's alone."""
+    from stereoprobe.cli import cli
+    from click.testing import CliRunner
+
+    out = tmp_path / "run"
+    kw = dict(model="fake-chat", base_url=fake_openai.base_url, out=out, max_retries=1, timeout=5.0, progress=False)
+    run_collect(groups=["Sikhs"], limit=3, **kw)
+    path = out / "manifest.json"
+    current = json.loads(path.read_text())["parser_version"]
+    path.write_text(json.dumps({**json.loads(path.read_text()), "parser_version": "0"}))
+    assert run_collect(groups=["Sikhs"], **kw).asked == 3
+    assert json.loads(path.read_text())["parser_version"] == "0"
+    assert CliRunner().invoke(cli, ["reparse", str(out)]).exit_code == 0
+    assert json.loads(path.read_text())["parser_version"] == current != "0"
