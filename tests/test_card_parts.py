@@ -68,6 +68,21 @@ def test_numbers_in_words():
     assert (p_is(0.0004), p_is(0.0123, "adjusted p"), p_is(0.5)) == ("p < 0.001", "adjusted p = 0.012", "p = 0.5")
 
 
+
+def test_a_difference_that_rounds_to_zero_has_no_minus_sign():
+    """Two identical runs differ by rounding errors of either sign (fill-in's paired
+    difference of a run with its copy is -1e-17): the card printed "-0.0 points (-0.0 to -0.0)"
+    and card.json -0.0."""
+    from stereoprobe.card.output import _num
+    from stereoprobe.card.words import shown
+
+    assert shown(-1e-17, -1e-17, -1e-17, "share", signed=True) == "+0.0 points (+0.0 to +0.0)"
+    assert shown(-0.0004, -0.00001, 0.00001, "gap") == "+0.0 points (+0.0 to +0.0)"
+    assert shown(-1e-9, -0.0004, -1e-12, "nmi", signed=True) == "+0.000 (+0.000 to +0.000)"
+    assert shown(-0.0052, -0.0703, 0.0601, "gap", signed=True) == "-0.5 points (-7 to +6)"  # a real sign stays
+    assert shown(-0.5, -0.9, -0.1, "correlation") == "-0.50 (-0.90 to -0.10)"
+    assert str(_num(-0.0)) == "0.0"
+
 def test_the_forest_plot_has_a_row_per_metric_and_a_panel_per_scale():
     from stereoprobe.card.figures import forest
     from stereoprobe.card.records import Difference

@@ -22,7 +22,7 @@ SCHEMA_FILE = Path(__file__).with_name("card.schema.json")
 
 
 def _num(x: float | None) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x) + 0.0  # no -0.0
 
 
 def _rel(path: Path | None, base: Path) -> str | None:

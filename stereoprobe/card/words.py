@@ -26,13 +26,24 @@ def _nan(x: float | None) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
+def _unsigned_zero(text: str) -> str:
+    """``-0.0`` -> ``0.0``: a number that rounds to zero has no sign (two identical runs differ by
+    a rounding error of either sign)."""
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+
+
+def _fixed(x: float, digits: int, signed: bool) -> str:
+    """``x`` with ``digits`` decimals, ``+`` before it where ``signed`` and it is not negative."""
+    text = _unsigned_zero(f"{x:.{digits}f}")
+    return "+" + text if signed and not text.startswith("-") else text
+
+
 def _points(x: float, signed: bool) -> str:
     from stereoprobe.page.numbers import whole
 
     v = 100 * x
     if abs(v) < 1:  # under a point: one decimal, so a small difference does not read as none
-        text = f"{v:.1f}"
-        return text if not signed or text.startswith("-") else "+" + text
+        return _fixed(v, 1, signed)
     text = whole(v) if v >= 0 else "-" + whole(-v)
     return ("+" + text) if signed and v > 0 else text
 
@@ -53,8 +64,8 @@ def shown(value: float, low: float, high: float, kind: str, signed: bool = False
         tail = "" if missing else f" ({_points(low, signed)} to {_points(high, signed)})"
     else:
         digits = 3 if kind == "nmi" else 2
-        fmt = f"{{:{'+' if signed else ''}.{digits}f}}"
-        head, tail = fmt.format(value), "" if missing else f" ({fmt.format(low)} to {fmt.format(high)})"
+        head = _fixed(value, digits, signed)
+        tail = "" if missing else f" ({_fixed(low, digits, signed)} to {_fixed(high, digits, signed)})"
     return head + (" (no interval: too few answers)" if missing else tail)
 
 
