@@ -309,6 +309,21 @@ def test_outputs_put_failures_first_with_their_numbers(tmp_path):
     assert data["checks"][0]["p"] == pytest.approx(0.004484, abs=1e-6)
 
 
+
+def test_one_check_is_said_in_the_singular(tmp_path):
+    """A policy of one rule on one run: "Holm over the 1 checks" and "1 checks of policy.toml" read wrong."""
+    from stereoprobe.gate.output import family_text, judged_lines
+
+    rule = one('[[rule]]\nstudy = "coreference"\nmetric = "inconsistent"\nmax = 0.10\n', tmp_path)
+    result = GateResult((judge(rule, "runs/a", value(0.05, 0.02, 0.08)),), "policy.toml", ("runs/a",), ())
+    assert family_text(result).startswith("Family: Holm over the 1 check with an interval: ")
+    assert "1 check of policy.toml on runs/a: 0 failed" in markdown(result)
+    # (the last line, "Gate passed: 0 of 1 checks failed.", is N of M checks and stays as tests/test_gate_e2e.py has it)
+    assert "1 checks" not in "\n".join([markdown(result), to_json(result), junit(result), *judged_lines(result)[:-1]])
+    global_ = GateResult(result.checks, "policy.toml", ("runs/a",), (), family="global")
+    assert "over the 1 check with an interval" in family_text(global_)
+
+
 def test_docs_gate_md_ci_examples_parse_and_use_real_options():
     import re
     import shlex

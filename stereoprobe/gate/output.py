@@ -31,13 +31,15 @@ def verdict_text(c: Check) -> str:
 
 def family_text(result: Any) -> str:
     """One sentence: which family the checks were judged in, and what it promises."""
-    m = result.family_size
+    from stereoprobe.page.numbers import counted
+
+    m = counted(result.family_size, "check")
     if result.family == "global":
-        return (f"Family: global, one verdict for the release over the {m} checks with an interval: a check fails at "
+        return (f"Family: global, one verdict for the release over the {m} with an interval: a check fails at "
                 f"a Benjamini-Hochberg q below {ALPHA:g}, so the release fails when Simes' test of \"every check "
                 f"within its threshold\" rejects at {ALPHA:.1%}; a failed check is a finding at that false-discovery "
                 "rate, not a verdict on it alone.")
-    return (f"Family: Holm over the {m} checks with an interval: a check fails when its p-value of \"within the "
+    return (f"Family: Holm over the {m} with an interval: a check fails when its p-value of \"within the "
             f"threshold\", Holm-adjusted, is below {ALPHA:g}, so a check within its threshold is marked fail in at "
             f"most {ALPHA:.1%} of gates.")
 
@@ -47,9 +49,11 @@ def _p(x: float) -> str:
 
 
 def markdown(result: Any) -> str:
+    from stereoprobe.page.numbers import counted
+
     n_fail = len(result.failed)
     head = (f"## stereoprobe gate: {'FAILED' if n_fail else 'passed'}\n\n"
-            f"{len(result.checks)} checks of {Path(result.policy).name} on {', '.join(result.runs)}"
+            f"{counted(len(result.checks), 'check')} of {Path(result.policy).name} on {', '.join(result.runs)}"
             + (f" (baseline {', '.join(result.baselines)})" if result.baselines else "")
             + f": {n_fail} failed, {sum(c.verdict == 'inconclusive' for c in result.checks)} inconclusive.\n\n"
             + family_text(result) + "\n")
