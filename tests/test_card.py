@@ -274,6 +274,37 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(suites, tmp_path):
         "them; add a rule or give another suite.")
 
 
+
+def test_the_gate_judges_a_suites_study_only_where_the_suite_scored_it(suites, tmp_path):
+    """A suite whose coreference study failed, or was collected again and not scored, still holds
+    older scores (or none): the card refuses it, and so does the gate (it judged the old tables
+    and passed the release)."""
+    from stereoprobe.suite.record import read_suite, write_suite
+
+    policy = tmp_path / "coref.toml"
+    policy.write_text('[[rule]]\nstudy = "coreference"\nmetric = "inconsistent"\nmax = 0.9\n', encoding="utf-8")
+    assert cli("gate", suites["a"], "--policy", policy).exit_code == 0  # scored: judged
+    for state, error, expected in (
+            ("failed", "scoring: a table is damaged.", "the coreference study failed in its suite (scoring: a table "
+             "is damaged); fix it and run the same `stereoprobe suite` command again, then the gate."),
+            ("collected", None, "the coreference study is collected, not scored yet; run `stereoprobe score "
+             "{suite}/coreference`, then the gate."),
+            ("stopped", None, "the coreference study is stopped, not scored yet; run the same `stereoprobe suite` "
+             "command again to finish it, then the gate.")):
+        suite = tmp_path / state
+        shutil.copytree(suites["a"], suite, ignore=shutil.ignore_patterns("card"))
+        rec = read_suite(suite)
+        write_suite(suite, rec.with_entry(type(rec.studies[0])(**{**rec.entry("coreference").__dict__, "state": state,
+                                                                    "error": error})))
+        res = cli("gate", suite, "--policy", policy)
+        assert res.exit_code == 2
+        assert one_line(res) == f"Error: {suite}: " + expected.format(suite=suite)
+        assert cli("gate", suites["a"], "--policy", policy, "--baseline", suite).exit_code == 2  # nor as a baseline
+    # a rule for another study still judges the suite: only the studies the policy judges must be scored
+    fillin = tmp_path / "fillin.toml"
+    fillin.write_text('[[rule]]\nstudy = "fill-in"\nmetric = "negative_share"\nmax = 0.99\n', encoding="utf-8")
+    assert cli("gate", tmp_path / "failed", "--policy", fillin).exit_code == 0
+
 def test_suites_of_different_designs_are_side_by_side_without_differences(suites, tmp_path):
     from dataclasses import replace
 

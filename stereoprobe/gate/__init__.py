@@ -103,12 +103,28 @@ def _runs(runs: Sequence[str | Path], rules: Sequence[Rule]) -> dict[Path, tuple
             if any(rule.study == e.study for rule in rules):
                 kind = _variant(e.study, r / e.run)
                 if any(_applies(rule, e.study, kind) for rule in rules):
+                    _scored_in_suite(r, e)
                     found[r / e.run] = (_study_of(r / e.run), kind)
         if not found:
             raise DataError(f"{r} is a suite of {', '.join(e.key for e in suite.studies)}, and no rule of the policy "
                             "is for one of them; add a rule or give another suite.")
         out.update(found)
     return out
+
+
+def _scored_in_suite(folder: Path, entry: Any) -> None:
+    """A suite's study is judged only where the suite scored it (``suite.json``'s state, as the
+    card reads it): a study that failed, stopped or was not scored yet may hold older scores of
+    fewer answers, or none, and a release is not judged on those."""
+    if entry.state in ("scored", "reported"):  # card.values.SCORED
+        return
+    if entry.state == "failed":
+        why = (entry.error or "no error kept").rstrip(".")
+        raise DataError(f"{folder}: the {entry.key} study failed in its suite ({why}); fix it and run the same "
+                        "`stereoprobe suite` command again, then the gate.")
+    again = (f"`stereoprobe score {folder / entry.run}`" if entry.state == "collected" else
+             "the same `stereoprobe suite` command again to finish it")
+    raise DataError(f"{folder}: the {entry.key} study is {entry.state}, not scored yet; run {again}, then the gate.")
 
 
 def _catalog(run: Path) -> str | None:
