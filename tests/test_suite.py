@@ -117,6 +117,27 @@ def test_the_same_command_again_asks_nothing_and_redoes_nothing(done):
     assert changed == ["suite.json"]  # no run, score or report written again
 
 
+
+def test_scores_deleted_since_are_scored_again_by_the_same_command(run_cli, tmp_path):
+    """suite.json says reported on these answers, but the study's scores are gone: the same
+    command scored nothing, the card then failed ("run stereoprobe score"), and the suite said
+    "run the same command again", which did the same. Now it scores (and reports) that study
+    again, asks nothing, and leaves the others alone."""
+    import shutil
+
+    out = tmp_path / "s"
+    with server() as fake:
+        assert suite(run_cli, fake, out, "--studies", "sterlie,anecdotes", "-q").exit_code == 0
+        asked = texts_asked(fake)
+        shutil.rmtree(out / "anecdotes" / "anecdotes")
+        before = (out / "sterlie" / "coreference" / "meta.json").stat().st_mtime_ns
+        again = suite(run_cli, fake, out, "--studies", "sterlie,anecdotes", "-q")
+        assert texts_asked(fake) == asked  # nothing asked again
+    assert again.exit_code == 0, again.output
+    assert (out / "anecdotes" / "anecdotes" / "meta.json").is_file() and (out / "card" / "card.json").is_file()
+    assert read_suite(out).entry("anecdotes").state == "reported"
+    assert (out / "sterlie" / "coreference" / "meta.json").stat().st_mtime_ns == before  # not scored again
+
 def test_a_suites_run_folder_is_what_collect_writes_and_every_command_works_on_it(done, run_cli, tmp_path):
     with server() as fake:
         res = run_cli("collect", "--study", "anecdotes", "--design", "quick", "--model", "fake-chat", "--base-url",

@@ -71,6 +71,19 @@ def _record(plan: Any) -> SuiteRecord:
     return replace(old, studies=ordered, stereoprobe_version=__version__, updated_at=now)
 
 
+def _scores_read(study: Any, run_dir: Path) -> bool:
+    """Whether the study's scores in ``run_dir`` can be read as the card and the gate read them
+    (``metrics.values``): a score folder deleted or damaged since is scored again."""
+    metrics = study.metrics()
+    if metrics is None:
+        return True
+    try:
+        metrics.values(run_dir)
+    except StereoprobeError:
+        return False
+    return True
+
+
 class _Suite:
     """One run of a suite: its record, written after every step."""
 
@@ -127,9 +140,10 @@ class _Suite:
                 self.say(f"{p.key}: not complete yet (its batches go on); run the same command again.")
                 return
         counts = self.counts(p)
-        if entry.state == "reported" and dict(entry.counts) == counts and entry.error is None:
+        if (entry.state == "reported" and dict(entry.counts) == counts and entry.error is None
+                and _scores_read(study, p.run_dir)):
             self.display.end(p.key)
-            return  # scored and reported on these very answers
+            return  # scored and reported on these very answers, and the scores are still there
         entry = replace(entry, state="collected", counts=counts, seconds=seconds, error=None)
         self.save(entry)
         for phase, state, name, step in (("scoring", "scored", "score", lambda: study.score(p.run_dir, {})),
