@@ -17,10 +17,16 @@ from stereoprobe.errors import DataError
 
 
 def run_paths(runs: Sequence[str | Path]) -> list[Path]:
-    """The run directories to compare; fewer than two is refused in one line."""
+    """The run directories to compare; fewer than two, or one run given twice (also under
+    another spelling of its path), is refused in one line, as fill-in's compare refuses them."""
     paths = [Path(r) for r in runs]
     if len(paths) < 2:
-        raise DataError("compare needs at least two run directories.")
+        raise DataError("compare needs at least two run directories, e.g. `stereoprobe compare runs/a runs/b --out cmp`.")
+    seen: dict[Path, Path] = {}
+    for p in paths:
+        if p.resolve() in seen:
+            raise DataError(f"{p} is given twice (also as {seen[p.resolve()]}); give each run once.")
+        seen[p.resolve()] = p
     return paths
 
 

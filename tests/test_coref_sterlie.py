@@ -170,8 +170,11 @@ def test_compare_refuses_sterlie_runs_in_one_line(chat_run, tmp_path):
 
     from stereoprobe.cli import cli
 
+    import shutil
+
     out, _, _ = chat_run
-    res = CliRunner().invoke(cli, ["compare", str(out), str(out), "--out", str(tmp_path / "cmp")])
+    twin = shutil.copytree(out, tmp_path / "twin")  # the same run twice is refused before its kind is read
+    res = CliRunner().invoke(cli, ["compare", str(out), str(twin), "--out", str(tmp_path / "cmp")])
     assert res.exit_code == 2 and "asks Sterlie et al.'s prompts" in res.output and len(res.output.splitlines()) == 1
     assert not (tmp_path / "cmp").exists()
 
