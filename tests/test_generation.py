@@ -239,6 +239,31 @@ def test_compare_puts_two_runs_side_by_side(server, run_cli, tmp_path):
     assert html.index("Key findings") < html.index("<figure")
 
 
+
+def test_compare_takes_two_suites_runs_of_one_folder_name(server, run_cli, tmp_path):
+    """docs/suite.md: `compare SUITE_A/anecdotes SUITE_B/anecdotes`. Both runs are named
+    "anecdotes", and the compare ended in a KeyError traceback ('anecdotes:female_of_gendered')
+    where the figure looked the runs up; now they are named by their paths, as the jobs and
+    coreference compares name them. A run given twice is one line, exit 2."""
+    import shutil
+
+    import pandas as pd
+
+    server.generation = GenerationModel(TRUTH, seed=1)
+    a, b = tmp_path / "suite-a" / "anecdotes", tmp_path / "suite-b" / "anecdotes"
+    result = run_cli("collect", "--study", "anecdotes", "--model", "fake-chat", "--base-url", server.base_url,
+                     "--catalog", catalog(tmp_path), "--samples", "4", "--out", a, "-q", env={"OPENAI_API_KEY": TEST_KEY})
+    assert result.exit_code == 0, result.output
+    shutil.copytree(a, b)
+    result = run_cli("compare", a, b, "--out", tmp_path / "cmp")
+    assert result.exit_code == 0, result.output
+    assert set(pd.read_csv(tmp_path / "cmp" / "runs.csv").run) == {str(a), str(b)}
+    assert {f"{a}:female_of_gendered", f"{b}:female_of_gendered"} <= set(pd.read_csv(tmp_path / "cmp" / "groups.csv"))
+    twice = run_cli("compare", a, tmp_path / "suite-a" / ".." / "suite-a" / "anecdotes", "--out", tmp_path / "cmp2")
+    assert twice.exit_code == 2 and twice.output.strip().splitlines() == [
+        f"Error: {tmp_path / 'suite-a' / '..' / 'suite-a' / 'anecdotes'} is given twice (also as {a}); give each run once."]
+    assert not (tmp_path / "cmp2").exists()
+
 def test_an_endpoint_that_refuses_n_is_asked_once_per_sample(server, run_cli, tmp_path):
     server.generation = GenerationModel(TRUTH, reject_n=True)
     result = collect(run_cli, server, tmp_path, "--samples", "5", "--concurrency", "1")

@@ -42,13 +42,12 @@ def compare_runs(study: str, score: Callable[..., Any], runs: Sequence[Path], sh
                  seed: int = 2023) -> Comparison:
     import pandas as pd
 
-    from stereoprobe.errors import DataError
+    from stereoprobe.comparing import run_names, run_paths
 
-    if len(runs) < 2:
-        raise DataError(f"compare needs two or more {study} runs.")
+    paths = run_paths(runs)  # two or more, none given twice
+    names = run_names([p.name for p in paths], paths)  # SUITE_A/anecdotes, SUITE_B/anecdotes: their paths
     summaries, shares, order = [], None, {}
-    for run in runs:
-        name = Path(run).name
+    for run, name in zip(paths, names):
         result = score(run, n_boot=n_boot, seed=seed)
         summaries.append(result.summary.assign(run=name, model=result.meta.get("model")))
         cols = getattr(result, table)[[key, share, f"{share}_low", f"{share}_high"]]
