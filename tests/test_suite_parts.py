@@ -195,6 +195,18 @@ def test_the_plain_display_is_one_line_for_the_suite(capsys):
     assert stream.getvalue().splitlines()[-1].startswith("1/2 studies done · jobs scoring · 10/14 answers")
 
 
+
+@pytest.mark.parametrize("command", ["suite", "collect"])
+@pytest.mark.parametrize("flag, value", [("--price-in", "nan"), ("--price-out", "inf"), ("--price-in", "-1")])
+def test_a_price_that_is_not_a_finite_number_is_refused(run_cli, tmp_path, command, flag, value):
+    """`--price-in nan` passed click.FloatRange(0) (nan fails no comparison) and the dry run printed
+    every cost as nan ('total ... nan nan'); inf printed inf."""
+    other = "--price-out" if flag == "--price-in" else "--price-in"
+    res = run_cli(command, "--model", "gpt-x", "--dry-run", flag, value, other, "1", "--out", tmp_path / "s", env=ENV)
+    assert res.exit_code == 2 and "nan" not in res.stdout and "inf" not in res.stdout, res.output
+    assert f"Invalid value for '{flag}'" in one_line(res)
+    assert not (tmp_path / "s").exists()
+
 def test_the_cost_table_totals_and_prices_batches_at_half():
     rows = [StudyCost("a", 10, 10, 1000, 100, 300, 0.02, None), StudyCost("b", 5, 1, 50, 60, 60, 0.01, "texts")]
     text = cost_table(rows, priced=True).splitlines()

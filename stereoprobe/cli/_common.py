@@ -41,6 +41,23 @@ def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+class _FiniteFloat(click.FloatRange):
+    """``click.FloatRange`` that also refuses ``nan`` and ``inf`` (which pass its comparisons):
+    a price of nan printed every cost as nan."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        import math
+
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number; give a number, 0 or more.", param, ctx)
+        return number
+
+
+#: a price per million tokens, or seconds to wait: a finite number, 0 or more
+NON_NEGATIVE = _FiniteFloat(0)
+
+
 def in_range(name: str, kind: str = "float") -> click.ParamType:
     """The click type of a numeric flag, with the range stereoprobe.limits defines."""
     from stereoprobe.limits import RANGES

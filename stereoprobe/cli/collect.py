@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from stereoprobe.cli._common import (design_option, friendly_errors, given_options, in_range, probe_filters,
-                                     study_option)
+from stereoprobe.cli._common import (NON_NEGATIVE, design_option, friendly_errors, given_options, in_range,
+                                     probe_filters, study_option)
 from stereoprobe.cli.batch import batch_options
 
 
@@ -64,9 +64,9 @@ from stereoprobe.cli.batch import batch_options
 @click.option("--limit", type=in_range("limit", "int"), default=None, help="Only the first N selected probes.")
 @click.option("--retry-failed", is_flag=True, help="Ask again the probes whose request failed.")
 @click.option("--dry-run", is_flag=True, help="Print the probe count and estimated tokens and cost; ask nothing.")
-@click.option("--price-in", type=click.FloatRange(0), default=None, metavar="PRICE",
+@click.option("--price-in", type=NON_NEGATIVE, default=None, metavar="PRICE",
               help="With --dry-run: price per million prompt tokens.")
-@click.option("--price-out", type=click.FloatRange(0), default=None, metavar="PRICE",
+@click.option("--price-out", type=NON_NEGATIVE, default=None, metavar="PRICE",
               help="With --dry-run: price per million completion tokens.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @batch_options

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from stereoprobe.cli._common import friendly_errors, in_range
+from stereoprobe.cli._common import NON_NEGATIVE, friendly_errors, in_range
 
 
 @click.command("suite")
@@ -34,14 +34,14 @@ from stereoprobe.cli._common import friendly_errors, in_range
 @click.option("--limit", type=in_range("limit", "int"), default=None, metavar="N",
               help="Only the first N probes of each study (a first look); the same command without it continues.")
 @click.option("--dry-run", is_flag=True, help="Print each study's requests, tokens and cost; ask nothing.")
-@click.option("--price-in", type=click.FloatRange(0), default=None, metavar="PRICE",
+@click.option("--price-in", type=NON_NEGATIVE, default=None, metavar="PRICE",
               help="With --dry-run: price per million prompt tokens.")
-@click.option("--price-out", type=click.FloatRange(0), default=None, metavar="PRICE",
+@click.option("--price-out", type=NON_NEGATIVE, default=None, metavar="PRICE",
               help="With --dry-run: price per million completion tokens.")
 @click.option("--batch", type=click.Choice(["openai", "anthropic"]), default=None,
               help="Ask every study a provider's batch can carry through its batch API (about half the price); "
                    "the others live.")
-@click.option("--poll-interval", type=click.FloatRange(0), default=None, metavar="S",
+@click.option("--poll-interval", type=NON_NEGATIVE, default=None, metavar="S",
               help="With --batch: seconds between polls of the batches (30).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @friendly_errors
