@@ -400,3 +400,7 @@ def test_demonstrations_and_failed_studies_are_said_before_any_number(suites, tm
     assert "the default design; demonstrations only on this model: fill-in and anecdotes." in page2
     page = (out / "index.html").read_text(encoding="utf-8")
     assert "<strong>A demonstration on model-a.</strong>" in page and "<strong>Failed on model-a:</strong>" in page
+    # card.md's coreference section says it failed and why, as the page does (it said only "No headline metric")
+    md = (out / "card.md").read_text(encoding="utf-8")
+    section = md[md.index("## Coreference"):md.index("## Anecdotes")]
+    assert "model-a: failed in its suite, not on the card: scoring: the run has no answers" in section

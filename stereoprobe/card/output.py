@@ -79,7 +79,10 @@ def to_markdown(card: Card) -> str:
         lines += [f"{m.name}: {s.cost}" for m in card.models for s in m.studies if s.key == key and s.cost]
         lines += [f"{m.name}: a demonstration: {s.demonstration}" for m in card.models for s in m.studies
                   if s.key == key and s.demonstration]
-        lines += [""] if any(s.key == key and (s.cost or s.demonstration) for m in card.models for s in m.studies) else []
+        lines += [f"{m.name}: failed in its suite, not on the card: {s.error}" for m in card.models for s in m.studies
+                  if s.key == key and s.error]  # as the page says it ("Failed on model-a: ...")
+        lines += [""] if any(s.key == key and (s.cost or s.demonstration or s.error) for m in card.models
+                             for s in m.studies) else []
         if not rows:
             lines += ["No headline metric on this model.", ""]
             continue
