@@ -56,6 +56,28 @@ def test_a_quick_design_costs_the_square_root_of_its_size_in_interval_width():
         "The quick design's cost in interval width is not known here")
 
 
+
+def test_a_run_the_suite_limited_is_costed_on_the_prompts_it_asked():
+    """`stereoprobe suite --limit 60` (a first look) asks only each design's first 60 prompts;
+    the card said "The quick design asks 786 answers ... about 1.7 times as wide" (or quoted the
+    design's measured 2.9 for 60 of coreference's 2,688 prompts) and never that the run was cut."""
+    from stereoprobe.card.cost import design_cost
+
+    quick = Design("quick", {"jobs": 10}, "10 jobs", "docs/designs.md", width_cost=1.84)
+    s = study({"quick": quick}, lambda o: o.get("jobs", 40))
+    line, width = design_cost(s, SimpleNamespace(options={"limit": 4, "design": "quick"}, width_cost=1.84),
+                              run("quick", 1))
+    assert line == ("Only the first 4 of the quick design's 10 prompts were asked (--limit, a first look): 4 answers "
+                    "where the default design asks 40 (40 x 1): intervals about 3.2 times as wide (the square root of "
+                    "40 / 4, as if every answer were independent).")
+    assert width == pytest.approx(math.sqrt(10))
+    # a limit the design does not reach changes nothing: the measured figure is quoted
+    assert design_cost(s, SimpleNamespace(options={"limit": 60}, width_cost=1.84), run("quick", 1))[1] == 1.84
+    # the default design cut by --limit says so too (it said nothing: the default design costs nothing)
+    line, width = design_cost(s, SimpleNamespace(options={"limit": 10}), run("default", 1))
+    assert line.startswith("Only the first 10 of the default design's 40 prompts were asked") and width == 2.0
+    assert design_cost(s, SimpleNamespace(options={"limit": 40}), run("default", 1)) == (None, None)
+
 def test_numbers_in_words():
     from stereoprobe.card.words import p_is, shown
 

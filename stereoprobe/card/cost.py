@@ -54,32 +54,62 @@ def _design(study: Any, options: dict[str, Any], name: str) -> Any:
     return None
 
 
+def limited_line(design: str, limit: int, prompts: int, samples: int, default_prompts: int,
+                 default_samples: int) -> str:
+    """The line of a run that asked only the first ``limit`` of its design's ``prompts`` (``--limit``).
+
+    >>> limited_line("quick", 60, 786, 1, 2292, 1)
+    "Only the first 60 of the quick design's 786 prompts were asked (--limit, a first look): 60 answers where the default design asks 2,292 (2,292 x 1): intervals about 6.2 times as wide (the square root of 2,292 / 60, as if every answer were independent)."
+    """
+    run, default = limit * samples, default_prompts * default_samples
+    return (f"Only the first {limit:,} of the {design} design's {counted(prompts, 'prompt')} were asked (--limit, a "
+            f"first look): {counted(run, 'answer')} where the default design asks {default:,} ({default_prompts:,} x "
+            f"{default_samples:,}): intervals about {ratio(limit, samples, default_prompts, default_samples):.1f} times "
+            f"as wide (the square root of {default:,} / {run:,}, as if every answer were independent).")
+
+
 def design_cost(study: Any, entry: Any, manifest: Any) -> tuple[str | None, float | None]:
     """One line on the width a run's design costs, and the width ratio (None, None for the
-    default design; a ratio of None where it is not known)."""
+    default design asked whole; a ratio of None where it is not known). A run the suite asked
+    with ``--limit`` (only its design's first N prompts) is costed on the prompts it asked: the
+    design's measured figure is not its own."""
     from stereoprobe.designs import DEFAULT
     from stereoprobe.errors import DataError
 
     name = manifest.design or DEFAULT
-    if name == DEFAULT:
-        return None, None
     options = {k: v for k, v in dict(entry.options).items() if k not in ("given", "design")}
-    design = _design(study, options, name)
+    limit = options.pop("limit", None)
+    if name == DEFAULT and not limit:
+        return None, None
+    design = _design(study, options, name) if name != DEFAULT else None
+    if design is None and name != DEFAULT:
+        return f"The {name} design's cost in interval width is not known here (the study lists no {name} design).", None
+    own = design.options if design is not None else {}
+    if limit:
+        try:
+            limit = limit if int(limit) < len(study.list_probes({**options, **own})) else None
+        except (DataError, KeyError, TypeError, ValueError):
+            pass
+    if name == DEFAULT and not limit:
+        return None, None
     measured = getattr(entry, "width_cost", None) or getattr(design, "width_cost", None)
-    if measured:
+    if measured and not limit:
         return (f"The {name} design's 95% intervals are about {measured:.1f} times as {'wide' if measured >= 1 else 'narrow'}"
                 " as the default design's, as measured on runs of both (docs/designs.md).", float(measured))
-    if design is None:
-        return f"The {name} design's cost in interval width is not known here (the study lists no {name} design).", None
     defaults = getattr(study, "DEFAULTS", {})
-    default_samples = int(defaults.get("samples", 1)) if "samples" in design.options else manifest.settings.samples
-    default_options = {k: v for k, v in options.items() if k not in design.options}
+    default_samples = int(defaults.get("samples", 1)) if "samples" in own else manifest.settings.samples
+    default_options = {k: v for k, v in options.items() if k not in own}
     try:
         default_prompts = len(study.list_probes(default_options))
-        prompts = len(study.list_probes({**default_options, **design.options}))
+        prompts = len(study.list_probes({**default_options, **own}))
     except (DataError, KeyError, TypeError, ValueError) as exc:
         return f"The {name} design's cost in interval width could not be worked out ({exc}).", None
     if not prompts or not default_prompts:
+        return None, None
+    if limit and int(limit) < prompts:
+        sizes = (int(limit), manifest.settings.samples, default_prompts, default_samples)
+        return limited_line(name, int(limit), prompts, *sizes[1:]), ratio(*sizes)
+    if name == DEFAULT:
         return None, None
     sizes = (prompts, manifest.settings.samples, default_prompts, default_samples)
     return ratio_line(name, *sizes), ratio(*sizes)
