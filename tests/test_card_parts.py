@@ -105,6 +105,16 @@ def test_a_difference_that_rounds_to_zero_has_no_minus_sign():
     assert shown(-0.5, -0.9, -0.1, "correlation") == "-0.50 (-0.90 to -0.10)"
     assert str(_num(-0.0)) == "0.0"
 
+
+def test_one_point_is_one_point():
+    """A fill-in difference of -1.2 points printed "-1 points (-12 to +10)" on the card."""
+    from stereoprobe.card.words import shown
+
+    assert shown(-0.012, -0.12, 0.10, "share", signed=True) == "-1 point (-12 to +10)"
+    assert shown(0.0149, -0.02, 0.05, "gap") == "+1 point (-2 to +5)"
+    assert shown(0.006, -0.02, 0.05, "gap") == "+0.6 points (-2 to +5)"
+    assert shown(0.02, 0.01, 0.05, "gap") == "+2 points (+1 to +5)"
+
 def test_the_forest_plot_has_a_row_per_metric_and_a_panel_per_scale():
     from stereoprobe.card.figures import forest
     from stereoprobe.card.records import Difference

@@ -60,7 +60,8 @@ def shown(value: float, low: float, high: float, kind: str, signed: bool = False
         return Share(100 * value, None if missing else 100 * low, None if missing else 100 * high).text() + (
             " (no interval: too few answers)" if missing else "")
     if kind in ("share", "gap"):
-        head = f"{_points(value, signed)} points"
+        text = _points(value, signed)
+        head = f"{text} {'point' if text.lstrip('+-') == '1' else 'points'}"  # -1 point, -0.5 points
         tail = "" if missing else f" ({_points(low, signed)} to {_points(high, signed)})"
     else:
         digits = 3 if kind == "nmi" else 2
