@@ -140,6 +140,17 @@ def test_github_step_summary_gets_the_markdown(runs, tmp_path):
     assert res.output.splitlines()[-1] == "Gate failed: 1 of 1 checks failed."
 
 
+
+def test_a_github_step_summary_that_cannot_be_written_is_one_line_exit_2(runs, tmp_path):
+    """$GITHUB_STEP_SUMMARY in a missing folder, or naming a folder, ended in a Python traceback
+    with exit 1, which a pipeline reads as "a rule fails"."""
+    policy = write(tmp_path, FAILING.split("\n\n")[1])
+    for summary, why in ((tmp_path / "nowhere" / "summary.md", "the folder"), (tmp_path, "cannot append")):
+        res = cli("gate", runs / "coref", "--policy", policy, env={"GITHUB_STEP_SUMMARY": str(summary)})
+        assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+        lines = res.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"Error: $GITHUB_STEP_SUMMARY {summary}: {why}")
+
 def test_a_rise_over_the_baseline_fails_and_a_fall_passes(runs, tmp_path):
     rise = '[[rule]]\nstudy = "coreference"\nmetric = "inconsistent"\nmax_increase = 0.0\n'
     worse = cli("gate", runs / "coref", "--policy", write(tmp_path, rise), "--baseline", runs / "coref-base",

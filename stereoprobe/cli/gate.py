@@ -50,14 +50,22 @@ def command(runs, policy, baseline, fmt, junit, json_file):
     from stereoprobe.gate import gate
     from stereoprobe.gate.output import judged_lines, junit as junit_xml, markdown, to_json
 
+    from stereoprobe.errors import DataError
+
     _writable(junit, "--junit")
     _writable(json_file, "--json")
-    result = gate(runs, policy, baseline)
-    md = markdown(result)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
-        with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(md + "\n")
+        _writable(Path(summary), "$GITHUB_STEP_SUMMARY")
+    result = gate(runs, policy, baseline)
+    md = markdown(result)
+    if summary:
+        try:
+            with open(summary, "a", encoding="utf-8") as fh:
+                fh.write(md + "\n")
+        except OSError as exc:  # a folder, or not writable: one line, exit 2, not a traceback read as a failed gate
+            raise DataError(f"$GITHUB_STEP_SUMMARY {summary}: cannot append the summary ({exc.strerror}); point it "
+                            "at a writable file or unset it.") from None
     if junit is not None:
         junit.write_text(junit_xml(result), encoding="utf-8")
     if json_file is not None:
