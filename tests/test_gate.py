@@ -109,6 +109,22 @@ def test_bad_policies_are_one_line_naming_the_line_and_what_exists(tmp_path, tex
     assert error(tmp_path, text).startswith(expected)
 
 
+
+def test_a_policy_not_in_utf8_is_one_line_and_a_byte_order_mark_is_read(tmp_path):
+    """A policy saved in Latin-1 (name = "\xe9t\xe9") ended in a UnicodeDecodeError traceback, exit 1
+    (a failed gate to a pipeline); one saved as UTF-8 with a byte-order mark was "not TOML:
+    Invalid statement (at line 1, column 1)"."""
+    body = '[[rule]]\nstudy = "fill-in"\nmetric = "negative_share"\nname = "\u00e9t\u00e9"\nmax = 0.40\n'
+    p = tmp_path / "policy.toml"
+    p.write_bytes(body.encode("latin-1"))
+    with pytest.raises(DataError) as exc:
+        read_policy(p, specs_of)
+    assert str(exc.value) == (f"{p} line 4 is not UTF-8 text (byte 0xe9); save the policy as UTF-8 (TOML's "
+                              "encoding).")
+    p.write_bytes(b"\xef\xbb\xbf" + body.encode("utf-8"))
+    (rule,) = read_policy(p, specs_of).rules
+    assert (rule.name, rule.threshold, rule.line) == ("\u00e9t\u00e9", 0.40, 1)
+
 def test_not_toml_names_the_parsers_line(tmp_path):
     assert "line 3" in error(tmp_path, '[[rule]]\nstudy = "jobs"\nmetric = = 2\n')
 

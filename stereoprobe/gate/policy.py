@@ -107,7 +107,12 @@ def read_policy(path: str | Path, specs_of: Any) -> Policy:
     p = Path(path)
     if not p.is_file():
         raise PolicyError(f"{p}: no such policy file; write one (docs/gate.md has an example).")
-    text = p.read_text(encoding="utf-8")
+    try:
+        text = p.read_bytes().decode("utf-8-sig")  # a byte-order mark (Notepad's UTF-8) is not the policy's
+    except UnicodeDecodeError as exc:
+        line = p.read_bytes()[:exc.start].count(b"\n") + 1
+        raise PolicyError(f"{p} line {line} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x}); save the policy "
+                          "as UTF-8 (TOML's encoding).") from None
     try:
         data = _load_toml(text)
     except ValueError as exc:
