@@ -159,6 +159,16 @@ def test_a_damaged_suite_json_is_one_line(tmp_path):
     (tmp_path / "suite.json").write_text(json.dumps({"model": "m"}))
     with pytest.raises(DataError, match="not a suite record"):
         read_suite(tmp_path)
+    # the card and the gate read it too: no "--out" advice that only the suite's command line has,
+    # and the missing field named as such (it said "not a suite record ('studies')")
+    with pytest.raises(DataError) as exc:
+        read_suite(tmp_path)
+    assert str(exc.value) == (f"{tmp_path / 'suite.json'}: not a suite record (no 'studies' field); restore it, or "
+                              "run `stereoprobe suite` again into a new --out folder.")
+    (tmp_path / "suite.json").write_text("{\"model\": 1")
+    with pytest.raises(DataError) as exc:
+        read_suite(tmp_path)
+    assert str(exc.value).endswith("; restore it, or run `stereoprobe suite` again into a new --out folder.")
 
 
 # -- the progress display's time left ------------------------------------------------------------

@@ -21,6 +21,8 @@ from stereoprobe.errors import DataError
 
 VERSION = 1
 FILE = "suite.json"
+#: what to do about a damaged suite.json (read by the suite, the card and the gate alike)
+AGAIN = "restore it, or run `stereoprobe suite` again into a new --out folder"
 #: A study's state in the suite, in the order a study goes through them.
 STATES = ("not started", "collecting", "stopped", "collected", "scored", "reported", "failed")
 
@@ -82,7 +84,8 @@ class SuiteRecord:
                                            "updated_at")}
             return cls(**fields, studies=studies, version=int(data.get("version", VERSION)))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise DataError(f"{where}: not a suite record ({exc}); restore it or use a new --out folder.") from None
+            why = f"no {exc} field" if isinstance(exc, KeyError) else str(exc)
+            raise DataError(f"{where}: not a suite record ({why}); {AGAIN}.") from None
 
 
 def suite_path(folder: str | Path) -> Path:
@@ -104,7 +107,7 @@ def read_suite(folder: str | Path) -> SuiteRecord | None:
         return None
     from stereoprobe.store import read_json_object
 
-    data = read_json_object(path, "a suite record", "restore it or use a new --out folder")
+    data = read_json_object(path, "a suite record", AGAIN)
     record = SuiteRecord.from_dict(data, str(path))
     if any(e.state == "collecting" for e in record.studies):
         from stereoprobe.store import is_locked
