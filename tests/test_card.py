@@ -305,6 +305,30 @@ def test_the_gate_judges_a_suites_study_only_where_the_suite_scored_it(suites, t
     fillin.write_text('[[rule]]\nstudy = "fill-in"\nmetric = "negative_share"\nmax = 0.99\n', encoding="utf-8")
     assert cli("gate", tmp_path / "failed", "--policy", fillin).exit_code == 0
 
+
+def test_two_suites_of_one_model_in_folders_of_one_name_are_told_apart(suites, tmp_path):
+    """old/model-a and new/model-a, both of model "model-a": both columns were named
+    "model-a (model-a)", and the card, which finds a column's numbers by its name, printed the
+    first suite's numbers in both ("45% for model-a (model-a) against 45% for model-a (model-a),
+    31 points higher")."""
+    from dataclasses import replace
+
+    from stereoprobe.suite.record import read_suite, write_suite
+
+    old, new = tmp_path / "old" / "model-a", tmp_path / "new" / "model-a"
+    shutil.copytree(suites["a"], old, ignore=shutil.ignore_patterns("card"))
+    shutil.copytree(suites["b"], new, ignore=shutil.ignore_patterns("card"))
+    write_suite(new, replace(read_suite(new), model="model-a"))
+    card, _ = card_of(tmp_path, old, new)
+    names = [m["name"] for m in card["models"]]
+    assert names == [f"model-a ({old})", f"model-a ({new})"]
+    b, _ = card_of(tmp_path, suites["a"], suites["b"], name="ab")
+    for v in card["values"]:  # the second column holds model-b's numbers, not model-a's again
+        other = "model-a" if v["model"] == names[0] else "model-b"
+        same = [w for w in b["values"] if w["model"] == other and w["metric"] == v["metric"] and w["scope"] == v["scope"]]
+        assert [w["value"] for w in same] == [v["value"]]
+
+
 def test_suites_of_different_designs_are_side_by_side_without_differences(suites, tmp_path):
     from dataclasses import replace
 

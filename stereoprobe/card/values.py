@@ -77,10 +77,21 @@ def read_models(suites: Sequence[str | Path]) -> list[Model]:
             raise DataError(f"{s}/suite.json lists no study; run `stereoprobe suite --out {s}` to collect them.")
         studies = tuple(_study_run(s, e) for e in record.studies)
         models.append(Model(record.model, s, record.design, dict(record.backend), studies))
-    names = [m.name for m in models]
     if len(set(map(str, (m.folder.resolve() for m in models)))) < len(models):
         raise DataError("The same suite is given twice; give each suite once.")
-    return [replace(m, name=f"{m.name} ({m.folder.name})") if names.count(m.name) > 1 else m for m in models]
+    return _apart(models)
+
+
+def _apart(models: list[Model]) -> list[Model]:
+    """Models of one name told apart by their folders' names, or, where those are alike too
+    (old/runs/suite-m and new/runs/suite-m), by their paths: the card finds a column's numbers
+    by its name, so two columns of one name showed the first model's numbers twice."""
+    names = [m.name for m in models]
+    for where in (lambda m: m.folder.name, lambda m: str(m.folder), lambda m: str(m.folder.resolve())):
+        tagged = [f"{m.name} ({where(m)})" if names.count(m.name) > 1 else m.name for m in models]
+        if len(set(tagged)) == len(tagged):
+            return [replace(m, name=n) for m, n in zip(models, tagged)]
+    return [replace(m, name=f"{m.name} ({i})") for i, m in enumerate(models, 1)]
 
 
 def _figures(study: Any) -> list[Any]:
