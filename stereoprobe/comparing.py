@@ -17,17 +17,23 @@ from stereoprobe.errors import DataError
 
 
 def run_paths(runs: Sequence[str | Path]) -> list[Path]:
-    """The run directories to compare; fewer than two, or one run given twice (also under
-    another spelling of its path), is refused in one line, as fill-in's compare refuses them."""
+    """The run directories to compare; fewer than two is refused in one line. One run may be
+    both (the gate's regression rules judge a run against itself as its own baseline:
+    ``metrics.differences``); the command refuses it (:func:`distinct_runs`)."""
     paths = [Path(r) for r in runs]
     if len(paths) < 2:
         raise DataError("compare needs at least two run directories, e.g. `stereoprobe compare runs/a runs/b --out cmp`.")
+    return paths
+
+
+def distinct_runs(runs: Sequence[str | Path]) -> None:
+    """`stereoprobe compare`'s runs: one given twice (also under another spelling of its path) is
+    refused in one line, as fill-in's compare refuses it."""
     seen: dict[Path, Path] = {}
-    for p in paths:
+    for p in map(Path, runs):
         if p.resolve() in seen:
             raise DataError(f"{p} is given twice (also as {seen[p.resolve()]}); give each run once.")
         seen[p.resolve()] = p
-    return paths
 
 
 def run_names(names: Sequence[str], paths: Sequence[Path]) -> list[str]:

@@ -211,23 +211,22 @@ def test_bad_run_arguments_are_one_line_errors(tmp_path, run_cli, case):
 
 
 @pytest.mark.parametrize("study", ["jobs", "coreference"])
-def test_the_other_studies_compares_refuse_a_run_given_twice(tmp_path, run_cli, study):
+def test_the_other_studies_compares_refuse_a_run_given_twice(tmp_path, study):
     """Fill-in's compare refuses a run given twice; jobs' and coreference's compared the run with
     itself ("A/jobs vs A/jobs: 20 jobs; 0 of 36 differences with q < 0.05") and wrote the folder.
-    They share comparing.run_paths, which now refuses it, and says what to do with one run."""
+    The command (Study.compare) now refuses it; the gate's differences still take a run as its own
+    baseline (tests/test_gate_generation.py does so), so comparing.run_paths lets it through."""
     from stereoprobe.comparing import run_paths
+    from stereoprobe.studies import get_study
 
     run = tmp_path / "run"
-    with pytest.raises(DataError, match=r"given twice \(also as .*run\); give each run once\.$"):
-        run_paths([run, tmp_path / "x" / ".." / "run"])
+    with pytest.raises(DataError) as exc:
+        get_study(study).compare([run, tmp_path / "x" / ".." / "run"], tmp_path / "out", {})
+    assert str(exc.value) == f"{tmp_path / 'x' / '..' / 'run'} is given twice (also as {run}); give each run once."
+    assert not (tmp_path / "out").exists()
+    assert run_paths([run, run]) == [run, run]
     with pytest.raises(DataError, match=r"at least two run directories, e\.g\. `stereoprobe compare"):
         run_paths([run])
-    if study == "jobs":
-        from stereoprobe.studies.jobs.compare import compare_runs
-    else:
-        from stereoprobe.studies.coreference.compare import compare_runs
-    with pytest.raises(DataError, match="given twice"):
-        compare_runs([run, run])
 
 def test_one_labeller_for_every_run_and_sentiment_written_where_missing(tmp_path):
     a = _write(tmp_path / "a", [_probe("p1", "kids", "question", ["cheap", "cruel"])])

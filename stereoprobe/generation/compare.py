@@ -44,7 +44,7 @@ def compare_runs(study: str, score: Callable[..., Any], runs: Sequence[Path], sh
 
     from stereoprobe.comparing import run_names, run_paths
 
-    paths = run_paths(runs)  # two or more, none given twice
+    paths = run_paths(runs)  # two or more (the command refuses one given twice: comparing.distinct_runs)
     names = run_names([p.name for p in paths], paths)  # SUITE_A/anecdotes, SUITE_B/anecdotes: their paths
     summaries, shares, order = [], None, {}
     for run, name in zip(paths, names):

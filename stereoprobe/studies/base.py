@@ -163,6 +163,9 @@ class FolderStudy(Study):
         return [f"Wrote {written}; open it in a browser."]
 
     def compare(self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]) -> list[str]:
+        from stereoprobe.comparing import distinct_runs
+
+        distinct_runs(runs)  # the command's runs; the gate's differences may take a run as its own baseline
         stage = self._stage("compare")
         result = stage.compare_runs(runs, n_boot=options.get("n_boot", 2000), seed=options.get("seed", 2023))
         written = stage.write_comparison(result, out)
