@@ -81,4 +81,5 @@ def write_comparison_folder(out: str | Path, mark: str, tables: Mapping[str, Any
         (tmp / "index.html").write_text(html, encoding="utf-8")
         (tmp / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
 
-    return replace_folder(Path(out), fill, marked(mark), "stereoprobe compare")
+    study = mark.removeprefix("stereoprobe_").removesuffix("_comparison")  # stereoprobe_jobs_comparison: jobs
+    return replace_folder(Path(out), fill, marked(mark), "stereoprobe compare", of=study)

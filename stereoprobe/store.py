@@ -249,14 +249,17 @@ def _cannot_write(path: Path, exc: OSError) -> DataError:
     )
 
 
-def replace_folder(out: Path, fill: Callable[[Path], None], is_ours: Callable[[Path], bool], stage: str) -> Path:
+def replace_folder(out: Path, fill: Callable[[Path], None], is_ours: Callable[[Path], bool], stage: str,
+                   of: str | None = None) -> Path:
     """Write a stage's output folder all or nothing: ``fill`` writes into a temporary folder
     next to ``out``, which is then renamed into place; an older complete ``out`` is replaced
-    only by a complete new one, and a folder not written by ``stage`` (is_ours) never."""
+    only by a complete new one, and a folder not written by ``stage`` (is_ours) never
+    (``of``: whose runs the stage's folder is, where one stage writes for several studies)."""
     import shutil
 
     if out.exists() and not (out.is_dir() and is_ours(out)):
-        raise DataError(f"{out} exists and was not written by `{stage}`; move it away or pick another --out.")
+        whose = f" of {of} runs" if of else ""
+        raise DataError(f"{out} exists and was not written by `{stage}`{whose}; move it away or pick another --out.")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-new-"))

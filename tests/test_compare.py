@@ -228,6 +228,22 @@ def test_the_other_studies_compares_refuse_a_run_given_twice(tmp_path, study):
     with pytest.raises(DataError, match=r"at least two run directories, e\.g\. `stereoprobe compare"):
         run_paths([run])
 
+
+def test_a_folder_another_studys_compare_wrote_is_named_truly(tmp_path):
+    """`compare A/coreference B/coreference --out cmp` onto the folder a jobs compare wrote said
+    "cmp exists and was not written by `stereoprobe compare`": it was, of jobs runs."""
+    import pandas as pd
+
+    from stereoprobe.comparing import write_comparison_folder
+
+    out = write_comparison_folder(tmp_path / "cmp", "stereoprobe_jobs_comparison", {"t.csv": pd.DataFrame({"a": [1]})},
+                                  "<html></html>", {"stereoprobe_jobs_comparison": True})
+    with pytest.raises(DataError) as exc:
+        write_comparison_folder(out, "stereoprobe_coreference_comparison", {}, "", {})
+    assert str(exc.value) == (f"{out} exists and was not written by `stereoprobe compare` of coreference runs; move it "
+                              "away or pick another --out.")
+    assert (out / "t.csv").is_file()
+
 def test_one_labeller_for_every_run_and_sentiment_written_where_missing(tmp_path):
     a = _write(tmp_path / "a", [_probe("p1", "kids", "question", ["cheap", "cruel"])])
     b = _write(tmp_path / "b", [_probe("p1", "kids", "question", ["cheap", "kind"])])

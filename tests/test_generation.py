@@ -263,6 +263,14 @@ def test_compare_takes_two_suites_runs_of_one_folder_name(server, run_cli, tmp_p
     assert twice.exit_code == 2 and twice.output.strip().splitlines() == [
         f"Error: {tmp_path / 'suite-a' / '..' / 'suite-a' / 'anecdotes'} is given twice (also as {a}); give each run once."]
     assert not (tmp_path / "cmp2").exists()
+    # a folder compare will not replace is named truly (it said "was not written by `stereoprobe score`")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    res = run_cli("compare", a, b, "--out", mine)
+    assert res.exit_code == 2 and res.output.strip() == (f"Error: {mine} exists and was not written by `stereoprobe "
+                                                         "compare` of anecdotes runs; move it away or pick another --out.")
+    assert [f.name for f in mine.iterdir()] == ["notes.txt"]
 
 def test_an_endpoint_that_refuses_n_is_asked_once_per_sample(server, run_cli, tmp_path):
     server.generation = GenerationModel(TRUTH, reject_n=True)

@@ -151,4 +151,4 @@ def write_comparison(result: Comparison, out: Path, mark: str) -> Path:
                       [("runs", ", ".join(dict.fromkeys(result.runs.run)))])
     return write_folder(Path(out), {"runs": result.runs, "groups": result.groups},
                         {"study": result.study, "runs": sorted(set(result.runs.run))}, mark,
-                        {"shares.png": png, "index.html": page.encode("utf-8")})
+                        {"shares.png": png, "index.html": page.encode("utf-8")}, "stereoprobe compare", result.study)

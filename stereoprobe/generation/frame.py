@@ -39,9 +39,11 @@ def status_counts(frame: Any, by: str = "group") -> Any:
 
 
 def write_folder(out: Path, tables: Mapping[str, Any], meta: Mapping[str, Any], mark: str,
-                 files: Mapping[str, bytes] | None = None) -> Path:
+                 files: Mapping[str, bytes] | None = None, stage: str = "stereoprobe score",
+                 of: str | None = None) -> Path:
     """``out``/<name>.csv for each table, each of ``files`` (name -> bytes: a page, a
-    figure) and meta.json (carrying ``mark``), all or nothing."""
+    figure) and meta.json (carrying ``mark``), all or nothing (``stage``, ``of``: who writes
+    it, for the line refusing a folder it did not write)."""
     from stereoprobe.store import marked, replace_folder
 
     def fill(tmp: Path) -> None:
@@ -52,7 +54,7 @@ def write_folder(out: Path, tables: Mapping[str, Any], meta: Mapping[str, Any], 
         (tmp / "meta.json").write_text(json.dumps({mark: True, **meta}, indent=2, default=str) + "\n",
                                        encoding="utf-8")
 
-    return replace_folder(Path(out), fill, marked(mark), "stereoprobe score")
+    return replace_folder(Path(out), fill, marked(mark), stage, of=of)
 
 
 def read_texts(run_dir: str | Path, study: str, noun: str, level: float, n_boot: int, seed: int) -> tuple[Any, Any]:
