@@ -329,6 +329,23 @@ def test_two_suites_of_one_model_in_folders_of_one_name_are_told_apart(suites, t
         assert [w["value"] for w in same] == [v["value"]]
 
 
+
+def test_a_pipe_in_a_models_name_keeps_card_md_tables_whole(suites, tmp_path):
+    """A model named "org/model|v2" ended its column in card.md at the "|": every row of the
+    tables had one cell too many (the page escapes it; Markdown did not)."""
+    from dataclasses import replace
+
+    from stereoprobe.suite.record import read_suite, write_suite
+
+    piped = tmp_path / "piped"
+    shutil.copytree(suites["b"], piped, ignore=shutil.ignore_patterns("card"))
+    write_suite(piped, replace(read_suite(piped), model="org/model|v2"))
+    _, out = card_of(tmp_path, suites["a"], piped)
+    rows = [line for line in (out / "card.md").read_text(encoding="utf-8").splitlines() if line.startswith("|")]
+    assert rows and {len(re.split(r"(?<!\\)\|", row)) for row in rows} == {len(re.split(r"(?<!\\)\|", rows[0]))}
+    assert "| org/model\\|v2 |" in rows[0]
+
+
 def test_suites_of_different_designs_are_side_by_side_without_differences(suites, tmp_path):
     from dataclasses import replace
 

@@ -65,6 +65,11 @@ def check_schema(data: dict[str, Any]) -> None:
     jsonschema.validate(data, json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
 
 
+def _cell(text: str) -> str:
+    """A table cell: a "|" in it (a model named "org/m|v2") would end the cell."""
+    return text.replace("|", "\\|")
+
+
 def to_markdown(card: Card) -> str:
     """``card.md``: the findings, then one table per study (a column per model, then each
     model's difference from the first with its adjusted p)."""
@@ -87,7 +92,7 @@ def to_markdown(card: Card) -> str:
             lines += ["No headline metric on this model.", ""]
             continue
         head = ["metric", *names, *(f"{n} minus {names[0]}" for n in names[1:]), *("adjusted p" for _ in names[1:])]
-        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(map(_cell, head)) + " |", "|" + "---|" * len(head)]
         for row in rows:
             label = next(v.label for v in card.values if v.row == row)
             cells = []
@@ -98,7 +103,7 @@ def to_markdown(card: Card) -> str:
             cells += [(words.difference_text(d) + (" (flagged)" if d.flagged else "")) if d else "not paired"
                       for d in diffs]
             cells += [words.p_text(d.p_adjusted) if d else "–" for d in diffs]
-            lines.append("| " + " | ".join([label, *cells]).replace("\n", " ") + " |")
+            lines.append("| " + " | ".join(map(_cell, [label, *cells])).replace("\n", " ") + " |")
         lines.append("")
         if len(names) == 1:
             lines += [f"- {v.sentence}" for v in card.values if v.key == key] + [""]
