@@ -100,6 +100,10 @@ def test_family_is_holm_unless_the_policy_says_global(tmp_path):
     ('[[rule]]\nstudy = "jobs"\nmetric = "spearman"\nmin = -1.5\n', "policy.toml line 4: min = -1.5 is outside -1 to 1"),
     ('[[rule]]\nstudy = "coreference"\nmetric = "inconsistent"\nmax = 0.1\ninconclusive = "maybe"\n',
      "policy.toml line 5: inconclusive is \"pass\" or \"fail\", not 'maybe'."),
+    ('[[rule]]\nstudy = "coreference"\nmetric = "inconsistent"\nmax = 0.1\nrequire_evidence = true\n'
+     'inconclusive = "pass"\n',
+     "policy.toml line 6: require_evidence = true counts an inconclusive verdict as a failure, and "
+     "inconclusive = \"pass\" as a pass: keep one of the two."),
     ('rules = 3\n', "policy.toml: unknown top-level key 'rules'; a policy holds [[rule]] tables and, above them, "
                     "family."),
     ('# the family\nfamily = "bonferroni"\n[[rule]]\nstudy = "jobs"\nmetric = "spearman"\nmax = 0.5\n',

@@ -172,6 +172,9 @@ def _rule(index: int, raw: Mapping[str, Any], line: int, path: Path, lines: list
     counts = raw.get("inconclusive", "fail" if evidence else "pass")
     if counts not in ("pass", "fail"):
         raise fail("inconclusive", f"inconclusive is \"pass\" or \"fail\", not {counts!r}.")
+    if evidence and counts == "pass":
+        raise fail("inconclusive", "require_evidence = true counts an inconclusive verdict as a failure, and "
+                   "inconclusive = \"pass\" as a pass: keep one of the two.")
     scope = []
     for key in spec.scopes:
         if key in raw:
