@@ -217,6 +217,22 @@ def test_a_price_that_is_not_a_finite_number_is_refused(run_cli, tmp_path, comma
     assert f"Invalid value for '{flag}'" in one_line(res)
     assert not (tmp_path / "s").exists()
 
+@pytest.mark.parametrize("command", ["suite", "collect"])
+def test_prices_come_in_pairs_and_only_for_a_served_model(run_cli, tmp_path, command):
+    """One price alone counted the other side as free, and the embedded model's dry run printed a
+    cost ('total ... 0.2083 live only') for a model that runs on this machine."""
+    res = run_cli(command, "--model", "gpt-x", "--dry-run", "--price-in", "1", "--out", tmp_path / "a", env=ENV)
+    assert res.exit_code == 2
+    assert one_line(res) == ("Error: --price-in without --price-out: give both, per million tokens (0 for a side "
+                             "that is free).")
+    res = run_cli(command, "--dry-run", "--price-in", "1", "--price-out", "1", "--out", tmp_path / "b")
+    assert res.exit_code == 2 and "--model-file runs on this machine at no charge" in one_line(res)
+    res = run_cli(command, "--model", "gpt-x", "--dry-run", "--price-in", "1", "--price-out", "0",
+                  "--out", tmp_path / "c", env=ENV)
+    assert res.exit_code == 0, res.output
+    assert not any((tmp_path / d).exists() for d in "abc")
+
+
 def test_the_cost_table_totals_and_prices_batches_at_half():
     rows = [StudyCost("a", 10, 10, 1000, 100, 300, 0.02, None), StudyCost("b", 5, 1, 50, 60, 60, 0.01, "texts")]
     text = cost_table(rows, priced=True).splitlines()

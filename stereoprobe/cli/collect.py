@@ -126,8 +126,10 @@ def command(study, design, catalog, category, group, fmt, templates, questions, 
       stereoprobe collect --model M --batch-file requests.jsonl --out runs/m   for vllm run-batch; then ingest
     """
     from stereoprobe.batch import using
+    from stereoprobe.cli._common import check_prices
     from stereoprobe.cli.batch import BATCH_OPTIONS, batch_spec
 
+    check_prices(price_in, price_out, served=model is not None)
     spec = batch_spec(click.get_current_context())
     with using(spec):
         _collect(study, dry_run and spec is None, quiet,

@@ -68,6 +68,7 @@ def command(model, base_url, model_file, mode, api_key_env, studies, design, out
       stereoprobe suite --model-file ~/models/instruct.gguf --mode chat
       stereoprobe suite --model gpt-4o --questions medqa_us_test.jsonl
     """
+    from stereoprobe.cli._common import check_prices
     from stereoprobe.errors import DataError, StereoprobeError
     from stereoprobe.suite.plan import ModelSpec, describe_plan, plan_suite
 
@@ -77,6 +78,7 @@ def command(model, base_url, model_file, mode, api_key_env, studies, design, out
         raise DataError("--poll-interval applies with --batch openai|anthropic.")
     spec = ModelSpec(model, base_url, None if model_file is None else str(model_file), mode, api_key_env)
     plan = plan_suite(spec, studies, design, out, questions, concurrency, batch, limit)
+    check_prices(price_in, price_out, plan.model.served)
     for line in describe_plan(plan):
         click.echo(line)
     if dry_run:
