@@ -190,7 +190,7 @@ def test_two_models_that_differ_in_fill_in_only_are_flagged_in_fill_in_only(suit
             assert (d["difference"], d["low"], d["high"]) == pytest.approx((g["estimate"], g["low"], g["high"]), abs=1e-6)
     assert checked == 5  # fill-in's two categories, coreference's incorrect, anecdotes' two
     summary = card["summary"]
-    assert summary[0].startswith("model-b differs from model-a on 3 of the 9 metrics compared (fill-in)")
+    assert summary[0].startswith("model-b differs from model-a on 3 of the 9 metrics compared with an interval (fill-in)")
     assert "coreference (all 4 metrics) and anecdotes (all 2 metrics)" in summary[4]
     assert (out / "forest.png").stat().st_size > 5000
 
@@ -198,7 +198,7 @@ def test_two_models_that_differ_in_fill_in_only_are_flagged_in_fill_in_only(suit
 def test_two_models_with_the_same_biases_are_not_told_apart(suites, tmp_path):
     card, _ = card_of(tmp_path, suites["a"], suites["c"])
     assert len(card["differences"]) == 9 and not any(d["flagged"] for d in card["differences"])
-    assert card["summary"][0].startswith("The card cannot tell model-c from model-a on any of the 9 metrics compared "
+    assert card["summary"][0].startswith("The card cannot tell model-c from model-a on any of the 9 metrics compared with an interval "
                                          "(fill-in, coreference and anecdotes).")
 
 

@@ -152,3 +152,24 @@ def test_a_gap_is_said_by_its_direction_only_where_its_interval_excludes_0():
     he = sentence(CardValue("m", "coreference", "coreference", "winobias_gap", (("pronoun", "he"), ("prefix", "0")), "x",
                             "gap", 0.2, 0.05, 0.35, 54), {})
     assert he.startswith("With “he”, the model was right 20 points more often when the pronoun matched")
+
+
+def test_the_summary_counts_the_differences_judged_with_an_interval(monkeypatch):
+    """Sterlie's rows have no interval, so no p and no place in the family: the summary said 'any
+    of the 30 metrics compared' beside 'Holm over 27'."""
+    from types import SimpleNamespace
+
+    from stereoprobe.card import words
+    from stereoprobe.card.records import Difference
+
+    for name in ("_unpaired", "_design", "_demonstrations"):
+        monkeypatch.setattr(words, name, lambda card: [])
+    nan = float("nan")
+    diffs = [Difference("b", "a", "fill-in", "fill-in", "negative_share", (), "x", "share", 0.01, -0.02, 0.04, 9, 0.5),
+             Difference("b", "a", "jobs", "jobs", "spearman", (), "y", "correlation", 0.1, -0.2, 0.4, 9, 0.4),
+             Difference("b", "a", "sterlie", "coreference", "sterlie_error", (), "z", "share", 0.0, nan, nan, 9, nan)]
+    card = SimpleNamespace(family=SimpleNamespace(size=2), models=[SimpleNamespace(name="a"), SimpleNamespace(name="b")],
+                           differences=diffs)
+    line = words._models(card)[0]
+    assert line.startswith("The card cannot tell b from a on any of the 2 metrics compared with an interval and "
+                           "1 other without an interval (")

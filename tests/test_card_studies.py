@@ -97,7 +97,7 @@ def test_every_study_is_paired_and_two_models_of_the_same_truths_are_not_told_ap
     assert not any(d["flagged"] for d in diffs) and data["family"]["size"] == len(diffs) == 14
     assert all(p["paired"] for p in data["pairings"])
     assert data["summary"] == [
-        "The card cannot tell model-b from model-a on any of the 14 metrics compared (jobs, story names, hobbies and "
+        "The card cannot tell model-b from model-a on any of the 14 metrics compared with an interval (jobs, story names, hobbies and "
         "Sterlie's prompts). That is not proof they are alike: each interval below says how large a difference could "
         "still be."]
 

@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from stereoprobe.card.records import CardValue, Difference  # noqa: F401
+from stereoprobe.page.numbers import counted
 
 
 def _nan(x: float | None) -> bool:
@@ -350,10 +351,12 @@ def _models(card: Any) -> list[str]:
     for m in card.models[1:]:
         mine = [d for d in card.differences if d.model == m.name]
         flagged = [d for d in mine if d.flagged]
+        judged = [d for d in mine if d.p == d.p]  # a difference without an interval has no p: not in the family
+        besides = f" and {counted(len(mine) - len(judged), 'other')} without an interval" if len(judged) < len(mine) else ""
         if flagged:
             where = listing(list(dict.fromkeys(STUDY_NAMES.get(d.key, d.key) for d in flagged)))
-            out.append(f"{m.name} differs from {base} on {len(flagged)} of the {len(mine)} metrics compared ({where}), "
-                       f"each clear even allowing for all {size} comparisons on this card:")
+            out.append(f"{m.name} differs from {base} on {len(flagged)} of the {len(judged)} metrics compared with an "
+                       f"interval{besides} ({where}), each clear even allowing for all {size} comparisons on this card:")
             out += [_short(d, card) for d in flagged[:8]]
             if len(flagged) > 8:
                 out.append(f"... and {len(flagged) - 8} more (the tables below list them all).")
@@ -361,8 +364,8 @@ def _models(card: Any) -> list[str]:
                 out.append(f"The data cannot tell {m.name} from {base} on: " + _quiet(mine) + ".")
         elif mine:
             where = listing(list(dict.fromkeys(STUDY_NAMES.get(d.key, d.key) for d in mine)))
-            out.append(f"The card cannot tell {m.name} from {base} on any of the {len(mine)} metrics compared "
-                       f"({where}). That is not proof they are alike: each interval below says how large a difference "
+            out.append(f"The card cannot tell {m.name} from {base} on any of the {len(judged)} metrics compared with "
+                       f"an interval{besides} ({where}). That is not proof they are alike: each interval below says how large a difference "
                        "could still be.")
     out += _unpaired(card)
     return out + _design(card) + _demonstrations(card)
