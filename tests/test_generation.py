@@ -321,3 +321,22 @@ def test_a_resumed_run_asks_only_the_missing_samples_of_a_partly_stored_chunk(se
     assert sorted(s.body.get("n") or 1 for s in resumed) == [7, 10, 10, 10, 10]
     keys = sorted((r["probe_id"], r["sample"]) for r in rows(tmp_path / "run"))
     assert keys == sorted((r["probe_id"], r["sample"]) for r in rows(tmp_path / "whole")) and len(keys) == 60
+
+
+def test_compare_shows_no_nan_for_a_run_that_measures_nothing(server, run_cli, tmp_path):
+    """A run of one profession without a BLS share has no majority to follow, no ceiling and no
+    Spearman: the comparison's page and lines say so with a dash, never "nan" or "nan%"."""
+    one = tmp_path / "one.csv"
+    one.write_text("job\nnurse\n", encoding="utf-8")
+    for name, jobs in (("a", catalog(tmp_path)), ("b", one)):
+        result = run_cli("collect", "--study", "anecdotes", "--model", "fake-chat", "--base-url", server.base_url,
+                         "--catalog", jobs, "--samples", "4", "--out", tmp_path / name, "-q",
+                         env={"OPENAI_API_KEY": TEST_KEY})
+        assert result.exit_code == 0, result.output
+    result = run_cli("compare", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "cmp")
+    import re
+
+    assert result.exit_code == 0 and not re.search(r"\bnan\b", result.output), result.output
+    html = (tmp_path / "cmp" / "index.html").read_text()
+    assert not re.search(r"\bnan\b", html, re.I)
+    assert "b: follows_majority not measured" in html and "from 93% (nurse) to" not in html

@@ -28,13 +28,15 @@ class Comparison:
     what: str = ""  # the share in words (the figure's axis, the findings)
 
     def summary(self) -> str:
-        return "\n".join(f"{r.run}: {r.statistic} {r.value:.3g}" + (f" ({_interval(r.low, r.high)})" if r.low == r.low
-                                                                    else "") for r in self.runs.itertuples())
+        from stereoprobe.page.numbers import number
+
+        return "\n".join(f"{r.run}: {r.statistic} {number(r.value, '{:.3g}')}"
+                         + (f" ({_interval(r.low, r.high)})" if r.low == r.low else "") for r in self.runs.itertuples())
 
 
-def _interval(low: float, high: float) -> str:
+def _interval(low: float, high: float, fmt: str = "{:.3g}") -> str:
     """``low to high``, or a dash for a row without an interval (the plug-in NMI's)."""
-    return f"{low:.3g} to {high:.3g}" if low == low and high == high else "–"
+    return f"{fmt.format(low)} to {fmt.format(high)}" if low == low and high == high else "–"
 
 
 def compare_runs(study: str, score: Callable[..., Any], runs: Sequence[Path], share: str, what: str,
@@ -112,11 +114,16 @@ def _findings(result: Comparison) -> list[str]:
         col = result.groups[[result.key, f"{run}:{result.share}"]].dropna()
         first = rows.iloc[0]
         words = STATISTIC.get(first.statistic, first.statistic)
-        line = f"{run}: {first.value:.0f}% ({first.low:.0f} to {first.high:.0f}) {words}"
+        if first.value == first.value:
+            line = f"{run}: {first.value:.0f}% ({_interval(first.low, first.high, '{:.0f}')}) {words}"
+        else:  # no texts to count (a run without a profession of known majority, or without a gendered text)
+            line = f"{run}: {first.statistic} not measured (no texts to count)"
         if len(col):
             lo, hi = col.iloc[:, 1].idxmin(), col.iloc[:, 1].idxmax()
-            line += (f"; {result.what}, per {result.key}: from {col.loc[lo].iloc[1]:.0f}% ({col.loc[lo, result.key]}) to "
-                     f"{col.loc[hi].iloc[1]:.0f}% ({col.loc[hi, result.key]})")
+            line += (f"; {result.what}, per {result.key}: " + (
+                f"{col.loc[lo].iloc[1]:.0f}% ({col.loc[lo, result.key]})" if len(col) == 1 else
+                f"from {col.loc[lo].iloc[1]:.0f}% ({col.loc[lo, result.key]}) to "
+                f"{col.loc[hi].iloc[1]:.0f}% ({col.loc[hi, result.key]})"))
         out.append(line + ".")
     return out
 
@@ -126,11 +133,12 @@ def write_comparison(result: Comparison, out: Path, mark: str) -> Path:
 
     from stereoprobe.generation.frame import write_folder
     from stereoprobe.page.figures import to_png
+    from stereoprobe.page.numbers import number
     from stereoprobe.page.shell import esc, fill_shell
 
     png = to_png(shares_chart(result))
     rows = "".join(f"<tr><td>{esc(r.run)}</td><td>{esc(r.model)}</td><td>{esc(r.statistic)}</td>"
-                   f"<td class=num>{r.value:.3g}</td><td class=num>{_interval(r.low, r.high)}</td></tr>"
+                   f"<td class=num>{number(r.value, '{:.3g}')}</td><td class=num>{_interval(r.low, r.high)}</td></tr>"
                    for r in result.runs.itertuples())
     img = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
     body = (f'<p class="small">Data: <a href="runs.csv">runs.csv</a> (every statistic of every run), '
