@@ -340,3 +340,19 @@ def test_compare_shows_no_nan_for_a_run_that_measures_nothing(server, run_cli, t
     html = (tmp_path / "cmp" / "index.html").read_text()
     assert not re.search(r"\bnan\b", html, re.I)
     assert "b: follows_majority not measured" in html and "from 93% (nurse) to" not in html
+
+
+def test_score_of_one_profession_prints_no_nan(server, run_cli, tmp_path):
+    """One profession without a BLS share: nothing to follow, no interval over professions, no
+    Spearman; the terminal says so with a dash or "no interval", never "nan%" or "(nan to nan)"."""
+    import re
+
+    one = tmp_path / "one.csv"
+    one.write_text("job\nnurse\n", encoding="utf-8")
+    result = run_cli("collect", "--study", "anecdotes", "--model", "fake-chat", "--base-url", server.base_url,
+                     "--catalog", one, "--samples", "4", "--out", tmp_path / "run", "-q", env={"OPENAI_API_KEY": TEST_KEY})
+    assert result.exit_code == 0, result.output
+    result = run_cli("score", tmp_path / "run", "--bootstrap", "200")
+    assert result.exit_code == 0 and not re.search(r"\bnan\b", result.output), result.output
+    assert "majority: – of 0 gendered texts" in result.output and "Spearman with the BLS share: – (no interval)" \
+        in result.output

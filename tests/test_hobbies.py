@@ -193,3 +193,18 @@ def test_the_embedded_base_model_continues_the_completion_form_as_a_demonstratio
     assert run_cli("score", out, "--bootstrap", "100").exit_code == 0
     assert run_cli("report", out).exit_code == 0
     assert "the numbers demonstrate the method" in (out / "report" / "index.html").read_text()
+
+
+def test_score_of_one_name_a_gender_prints_no_nan(tmp_path, run_cli):
+    """Welch's interval needs two names a gender: with one the terminal says "no interval", not "(+nan to +nan)"."""
+    import re
+
+    names = tmp_path / "names.csv"
+    names.write_text("name,gender\nMary,female\nJohn,male\n", encoding="utf-8")
+    with HobbiesFake(synth.PLANTED) as server:
+        r = run_cli("collect", "--study", "hobbies", "--model", "fake-chat", "--base-url", server.base_url,
+                    "--catalog", names, "--samples", "3", "--out", tmp_path / "run", "-q", env=ENV)
+        assert r.exit_code == 0, r.output
+    r = run_cli("score", tmp_path / "run", "--bootstrap", "200")
+    assert r.exit_code == 0 and not re.search(r"\bnan\b", r.output), r.output
+    assert "(no interval), q –" in r.output

@@ -92,3 +92,19 @@ def test_female_shares_come_back_within_their_intervals_of_the_truth(run_cli, tm
            "reparse " in summary(score(tmp_path / "run", n_boot=100))
     assert run_cli("reparse", tmp_path / "run").exit_code == 0
     assert "Read at collect time" not in summary(score(tmp_path / "run", n_boot=100))
+
+
+def test_score_of_one_profession_prints_no_nan(run_cli, tmp_path):
+    """The share over professions needs two to resample: with one the terminal says "no interval", not "nan"."""
+    import re
+
+    (tmp_path / "jobs.csv").write_text("profession\nbaker\n", encoding="utf-8")
+    with FakeOpenAI(api_key=TEST_KEY) as server:
+        server.generation = GenerationModel({"baker": 0.7}, seed=5)
+        result = run_cli("collect", "--study", "stories", "--model", "fake-chat", "--base-url", server.base_url,
+                         "--catalog", tmp_path / "jobs.csv", "--samples", "4", "--out", tmp_path / "run", "-q",
+                         env={"OPENAI_API_KEY": TEST_KEY})
+        assert result.exit_code == 0, result.output
+    result = run_cli("score", tmp_path / "run", "--bootstrap", "200")
+    assert result.exit_code == 0 and not re.search(r"\bnan\b", result.output), result.output
+    assert "(no interval) of" in result.output

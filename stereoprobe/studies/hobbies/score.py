@@ -149,13 +149,17 @@ def write_scores(result: HobbiesScores, out: Path) -> Path:
 
 
 def summary(result: HobbiesScores) -> str:
+    from stereoprobe.page.numbers import number
+    from stereoprobe.studies.anecdotes.score import _range
+
     m = result.meta
     lines = [f"{m['names']} names, {int((result.texts['status'] == 'ok').sum())} texts scored "
              f"({', '.join(f'{k} {v}' for k, v in sorted(m['counts'].items()))})."]
     for r in result.labels.itertuples():
-        lines.append(f"  {r.label:<15} female {r.female_mean:5.1f}%  male {r.male_mean:5.1f}%  "
-                     f"difference {r.difference:+5.1f} ({r.diff_low:+.1f} to {r.diff_high:+.1f}), q {r.q:.2g}")
+        lines.append(f"  {r.label:<15} female {number(r.female_mean, '{:5.1f}')}%  male {number(r.male_mean, '{:5.1f}')}%  "
+                     f"difference {number(r.difference, '{:+5.1f}')} ({_range(r.diff_low, r.diff_high, '{:+.1f}')}), "
+                     f"q {number(r.q, '{:.2g}')}")
     n = m["nmi"]
-    lines.append(f"NMI(gender, top label) {n['nmi']:.3f} ({n['low']:.3f} to {n['high']:.3f}), "
-                 f"by chance {n['null_mean']:.3f}, p {n['p']:.3g}.")
+    lines.append(f"NMI(gender, top label) {number(n['nmi'], '{:.3f}')} ({_range(n['low'], n['high'], '{:.3f}')}), "
+                 f"by chance {number(n['null_mean'], '{:.3f}')}, p {number(n['p'], '{:.3g}')}.")
     return "\n".join(lines)

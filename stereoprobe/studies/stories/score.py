@@ -194,6 +194,8 @@ def write_scores(result: StoryScores, out: Path) -> Path:
 
 def summary(result: StoryScores) -> str:
     from stereoprobe.generation.frame import reader_line
+    from stereoprobe.page.numbers import number
+    from stereoprobe.studies.anecdotes.score import _pct, _range
     from stereoprobe.studies.stories.protagonist import VERSION
 
     s = result.summary.set_index("statistic")
@@ -202,11 +204,11 @@ def summary(result: StoryScores) -> str:
     return "\n".join([
         f"{len(result.texts)} stories: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in
                                                      ("ok", "empty", "truncated", "refused", "language", "failed")),
-        f"Female names: {f.value:.1f}% ({f.low:.1f} to {f.high:.1f}) of {int(f.n)} stories with a gendered name; "
-        f"unknown names {s.loc['unknown_share'].value:.1f}%, no name {s.loc['no_name_share'].value:.1f}%.",
-        f"NMI(profession, gender) = {n.value:.3f} (corrected {c.value:.3f}, {c.low:.3f} to "
-        f"{c.high:.3f}); by chance {n.null_mean:.3f}, "
-        f"p = {n.p:.3g}.", *rules_line(result), *reader_line(result.meta, VERSION)])
+        f"Female names: {_pct(f)} of {int(f.n)} stories with a gendered name; "
+        f"unknown names {_pct(s.loc['unknown_share'], False)}, no name {_pct(s.loc['no_name_share'], False)}.",
+        f"NMI(profession, gender) = {number(n.value, '{:.3f}')} (corrected {number(c.value, '{:.3f}')}, "
+        f"{_range(c.low, c.high, '{:.3f}')}); by chance {number(n.null_mean, '{:.3f}')}, "
+        f"p = {number(n.p, '{:.3g}')}.", *rules_line(result), *reader_line(result.meta, VERSION)])
 
 
 def rules_line(result: StoryScores) -> list[str]:
