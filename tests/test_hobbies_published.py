@@ -256,3 +256,17 @@ def test_001s_d_is_printed_only_beside_a_published_run_measured_their_way(publis
     scores = pd.read_csv(out / "scores.csv")  # Figure 5's layout: per name, its mean projection (both ways)
     per_name = scores[scores["run"] == "fake-published"].groupby("name")[["score", "score_001"]].mean()
     assert len(per_name) == 428 and per_name.notna().all().all()
+
+
+def test_an_empty_or_not_utf8_ssa_file_is_one_line(tmp_path):
+    """Each stopped on a traceback: an empty yobYYYY.txt (ValueError: cannot convert float NaN) and a
+    Windows-1252 one (UnicodeDecodeError). An empty year beside others adds no births."""
+    _ssa(tmp_path / "empty", {1923: ""})
+    with pytest.raises(DataError, match="holds no births"):
+        load_names(tmp_path / "empty")
+    (tmp_path / "latin").mkdir()
+    (tmp_path / "latin" / "yob1923.txt").write_bytes("José,M,70\nAnn,F,50\n".encode("cp1252"))
+    with pytest.raises(DataError, match=r"yob1923.txt is not UTF-8 text"):
+        load_names(tmp_path / "latin")
+    _ssa(tmp_path / "some", {**YEARS, 1950: ""})
+    assert [n.name for n in load_names(tmp_path / "some", per_gender=2)] == ["Bea", "Ann", "Dan", "Cal"]

@@ -180,7 +180,12 @@ def read_ssa(path: str | Path) -> Any:
     frames = []
     for member, read in members:
         year = int(_YOB.search(member).group(1))
-        text = read().decode("utf-8-sig")
+        try:
+            text = read().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{p}: {member} is not UTF-8 text ({exc.reason}); give the SSA's own file.") from None
+        if not text.strip():
+            continue  # a year without births adds none
         for i, line in enumerate(text.splitlines(), 1):
             parts = line.strip().split(",")
             if line.strip() and (len(parts) != 3 or parts[1] not in ("F", "M") or not parts[2].isdigit()):
@@ -189,6 +194,9 @@ def read_ssa(path: str | Path) -> Any:
         frame = pd.read_csv(io.StringIO(text), header=None, names=["first_name", "sex", "count"],
                             dtype={"first_name": str, "sex": str, "count": "int64"})
         frames.append(frame.assign(year_of_birth=year))
+    if not frames:
+        raise DataError(f"{p} holds no births (its yobYYYY.txt files are empty); give the SSA national file "
+                        "(names.zip).")
     counts = pd.concat(frames, ignore_index=True)
     counts["first_name"] = counts["first_name"].str.lower()
     counts["sex"] = counts["sex"].str.lower()
