@@ -356,3 +356,13 @@ def test_score_of_one_profession_prints_no_nan(server, run_cli, tmp_path):
     assert result.exit_code == 0 and not re.search(r"\bnan\b", result.output), result.output
     assert "majority: – of 0 gendered texts" in result.output and "Spearman with the BLS share: – (no interval)" \
         in result.output
+
+
+def test_dry_run_counts_a_request_for_the_samples_left_over_after_each_10(server, run_cli, tmp_path):
+    """11 samples a profession are two requests (n = 10, then n = 1), not 1.1: the dry run said
+    "about 9 requests" for 8 professions where collect sends 16."""
+    server.generation = GenerationModel(TRUTH)
+    result = collect(run_cli, server, tmp_path, "--dry-run", "--samples", "11")
+    assert result.exit_code == 0 and "about 16 requests" in result.output, result.output
+    done = collect(run_cli, server, tmp_path, "--samples", "11")
+    assert done.exit_code == 0 and len(server.seen) == 16

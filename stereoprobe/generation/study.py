@@ -134,7 +134,7 @@ class GenerationStudy(FolderStudy):
         s = self.settings(options)
         probes = self.list_probes(options)
         endpoint = options.get("model") is not None or options.get("base_url") is not None
-        per = 1 / min(s["samples"], PER_REQUEST) if endpoint else 1
+        per = -(-s["samples"] // PER_REQUEST) / s["samples"] if endpoint else 1  # 11 samples: 10, then 1
         texts = ["\n".join(c for _, c in p.messages) for p in probes]
         result = estimate(texts, s["samples"], s["max_tokens"], options.get("price_in"), options.get("price_out"),
                           words_tokens=self.DEFAULTS["text_tokens"], requests_per_prompt=per)
