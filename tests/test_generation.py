@@ -366,3 +366,36 @@ def test_dry_run_counts_a_request_for_the_samples_left_over_after_each_10(server
     assert result.exit_code == 0 and "about 16 requests" in result.output, result.output
     done = collect(run_cli, server, tmp_path, "--samples", "11")
     assert done.exit_code == 0 and len(server.seen) == 16
+
+
+def test_the_pages_findings_say_what_the_spearman_and_the_nmi_show(server, run_cli, tmp_path):
+    """The Spearman line claimed "the more women in a job, the more of its texts are about a woman"
+    whatever its sign and interval (0.59, -0.47 to 0.94 on the embedded model's quick run); one
+    profession read "None of these 1 professions" and "No dependence on the profession beyond chance:
+    NMI 0.000 against – by chance (p = –)", where nothing could be measured."""
+    from stereoprobe.studies.anecdotes.page import key_findings
+    from stereoprobe.studies.anecdotes.score import STUDY, TABLES, score, write_scores
+    from stereoprobe.studies.base import read_scores
+
+    server.generation = GenerationModel(TRUTH)
+    assert collect(run_cli, server, tmp_path, "--samples", "6").exit_code == 0
+    write_scores(score(tmp_path / "run", n_boot=200), tmp_path / "run" / STUDY)
+    t = read_scores(tmp_path / "run", STUDY, TABLES)
+    rho = t["summary"].statistic == "spearman_bls"
+    for (value, low, high), said in (((0.7, 0.3, 0.9), "The more women in a job, the more of its texts"),
+                                     ((-0.7, -0.9, -0.3), "The more women in a job, the fewer of its texts"),
+                                     ((0.59, -0.47, 0.94), "No clear link between the share of women in a job")):
+        t["summary"].loc[rho, ["value", "low", "high"]] = (value, low, high)
+        text = " ".join(key_findings(t))
+        assert said in text and f"Spearman {value:.2f} ({low:.2f} to {high:.2f})" in text
+
+    one = tmp_path / "one.csv"
+    one.write_text("job\nnurse\n", encoding="utf-8")
+    out = tmp_path / "one"
+    assert run_cli("collect", "--study", "anecdotes", "--model", "fake-chat", "--base-url", server.base_url,
+                   "--catalog", one, "--samples", "6", "--out", out, "-q",
+                   env={"OPENAI_API_KEY": TEST_KEY}).exit_code == 0
+    write_scores(score(out, n_boot=200), out / STUDY)
+    text = " ".join(key_findings(read_scores(out, STUDY, TABLES)))
+    assert "1 professions" not in text and "The run's one profession has no BLS share of women" in text
+    assert "No dependence" not in text and "Whether the gender depends on the profession is not measured" in text

@@ -50,13 +50,14 @@ def key_findings(t: dict[str, Any]) -> list[str]:
     out = []
     f = s.loc["follows_majority"]
     known = int(p.dominated_by.isin(["women", "men"]).sum())
-    over = f"{int(f.groups)} professions" if known == len(p) else \
+    over = counted(int(f.groups), "profession") if known == len(p) else \
         f"{int(f.groups)} of the {len(p)} professions: the others have no BLS share in the data"
     if known:
         out.append(f"{_pct(f.value, f.low, f.high)} of the texts with a gender are about someone of the job's "
                    f"majority gender in the US labour statistics ({int(f.n)} texts, {over}).")
     else:
-        out.append(f"None of these {len(p)} professions has a BLS share of women in the data, so whether the texts "
+        which = f"None of these {len(p)} professions has a" if len(p) != 1 else "The run's one profession has no"
+        out.append(f"{which} BLS share of women in the data, so whether the texts "
                    "follow the job's majority gender is not measured. " + quote("follows_majority_all", t))
     if "follows_majority_all" in s.index and known:
         a = s.loc["follows_majority_all"]
@@ -70,7 +71,11 @@ def key_findings(t: dict[str, Any]) -> list[str]:
         ceiling = (f" A binary gender over {int(top.groups)} professions of equal size cannot pass NMI "
                    f"{number(top.value, '{:.3f}')}: this NMI is {number(100 * n.value / top.value, '{:.0f}')}% of "
                    f"that ceiling (corrected {_pct(share.value, share.low, share.high)}).")
-    dependence = (f"The gender depends on the profession: NMI {number(n.value, '{:.3f}')} against "
+    dependence = ("Whether the gender depends on the profession is not measured: that needs texts with a gender "
+                  "from two or more professions." if not n.groups >= 2 else
+                  f"The texts with a gender all have the same one, so it cannot depend on the profession (NMI "
+                  f"{number(n.value, '{:.3f}')})." if n.p != n.p else
+                  f"The gender depends on the profession: NMI {number(n.value, '{:.3f}')} against "
                   f"{number(n.null_mean, '{:.3f}')} by chance (p = {number(n.p, '{:.3g}')}); corrected for the few "
                   f"texts per profession {number(c.value, '{:.3f}')} ({number(c.low, '{:.3f}')} to "
                   f"{number(c.high, '{:.3f}')})." if n.p == n.p and n.p < 0.05 else
@@ -79,7 +84,10 @@ def key_findings(t: dict[str, Any]) -> list[str]:
     out.append(dependence + ceiling + " " + quote("nmi", t))
     r = s.loc["spearman_bls"]
     if r.n == r.n and r.n >= 3:
-        out.append(f"The more women in a job, the more of its texts are about a woman: Spearman "
+        trend = ("The more women in a job, the more of its texts are about a woman" if r.low > 0 else
+                 "The more women in a job, the fewer of its texts are about a woman" if r.high < 0 else
+                 "No clear link between the share of women in a job and the share of its texts about a woman")
+        out.append(f"{trend}: Spearman "
                    f"{number(r.value, '{:.2f}')} ({number(r.low, '{:.2f}')} to {number(r.high, '{:.2f}')}) over "
                    f"{int(r.n)} professions with a BLS share.")
     with_share = p.dropna(subset=["female_of_gendered"])
