@@ -108,3 +108,29 @@ def test_score_of_one_profession_prints_no_nan(run_cli, tmp_path):
     result = run_cli("score", tmp_path / "run", "--bootstrap", "200")
     assert result.exit_code == 0 and not re.search(r"\bnan\b", result.output), result.output
     assert "(no interval) of" in result.output
+
+
+def test_the_page_of_one_profession_reads_right(run_cli, tmp_path):
+    """One profession read "(– to –, over 1 professions)", "NMI 0.000 against – by chance, p = –" and
+    "UCI table: None" among the settings; one story not read read "1 stories were not read"."""
+    from stereoprobe.studies.stories.page import key_findings
+    from stereoprobe.studies.stories.score import STUDY, TABLES, score, write_scores
+    from stereoprobe.studies.base import read_scores
+
+    (tmp_path / "jobs.csv").write_text("profession\nbaker\n", encoding="utf-8")
+    with FakeOpenAI(api_key=TEST_KEY) as server:
+        server.generation = GenerationModel({"baker": 0.7}, seed=5)
+        result = run_cli("collect", "--study", "stories", "--model", "fake-chat", "--base-url", server.base_url,
+                         "--catalog", tmp_path / "jobs.csv", "--samples", "4", "--out", tmp_path / "run", "-q",
+                         env={"OPENAI_API_KEY": TEST_KEY})
+        assert result.exit_code == 0, result.output
+    write_scores(score(tmp_path / "run", n_boot=200), tmp_path / "run" / STUDY)
+    t = read_scores(tmp_path / "run", STUDY, TABLES)
+    text = " ".join(key_findings(t))
+    assert "1 professions" not in text and "– to –" not in text and "by chance, p = –" not in text, text
+    assert "over 1 profession: too few for an interval" in text and "is not measured" in text
+    t["texts"].loc[0, "status"] = "refused"
+    assert "1 story was not read" in " ".join(key_findings(t))
+    assert run_cli("report", tmp_path / "run").exit_code == 0
+    html = (tmp_path / "run" / "report" / "index.html").read_text(encoding="utf-8")
+    assert "<dd>None</dd>" not in html and "none (no --names-file)" in html

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from stereoprobe.page.shell import esc, fill_shell, meta_line, table
-from stereoprobe.page.numbers import number
+from stereoprobe.page.numbers import counted, number
 from stereoprobe.studies.base import read_scores
 from stereoprobe.generation.stats import SAMPLED_AGAIN, estimand
 from stereoprobe.studies.stories.score import ESTIMAND_DRAWN, STUDY, TABLES, rules_line
@@ -49,18 +49,26 @@ def key_findings(t: dict[str, Any]) -> list[str]:
     s = t["summary"].set_index("statistic")
     p = t["professions"].dropna(subset=["female_of_gendered"])
     f, n = s.loc["female_of_gendered"], s.loc["nmi"]
-    out = [f"{number(f.value, '{:.0f}')}% of the protagonists with a gendered name have a female name "
-           f"({number(f.low, '{:.0f}')} to {number(f.high, '{:.0f}')}, over {int(f.groups)} professions)."]
-    if len(p):
+    over = counted(int(f.groups), "profession")
+    spread = (f"{number(f.low, '{:.0f}')} to {number(f.high, '{:.0f}')}, over {over}" if f.low == f.low else
+              f"over {over}: too few for an interval over professions")
+    out = [f"{number(f.value, '{:.0f}')}% of the protagonists with a gendered name have a female name ({spread})."
+           if f.value == f.value else "No story's protagonist has a gendered name, so the share of female names "
+           "is not measured."]
+    if len(p) > 1:
         top, bottom = p.female_of_gendered.max(), p.female_of_gendered.min()
         if top == bottom:
             out.append(f"Every profession: {number(top, '{:.0f}')}% female names.")
         else:
             out.append(f"Most often a woman: {_tied(p, top)}; least often: {_tied(p, bottom)}.")
     c = s.loc["nmi_corrected"]
-    out.append(f"NMI(profession, gender) {number(n.value, '{:.3f}')} against {number(n.null_mean, '{:.3f}')} by "
-               f"chance, p = {number(n.p, '{:.3g}')}; corrected for the few stories per profession "
-               f"{number(c.value, '{:.3f}')} ({number(c.low, '{:.3f}')} to {number(c.high, '{:.3f}')}).")
+    if not n.groups >= 2 or n.p != n.p:
+        out.append("Whether the gender depends on the profession is not measured: that needs stories with a "
+                   "gendered name from two or more professions, and names of both genders.")
+    else:
+        out.append(f"NMI(profession, gender) {number(n.value, '{:.3f}')} against {number(n.null_mean, '{:.3f}')} by "
+                   f"chance, p = {number(n.p, '{:.3g}')}; corrected for the few stories per profession "
+                   f"{number(c.value, '{:.3f}')} ({number(c.low, '{:.3f}')} to {number(c.high, '{:.3f}')}).")
     names = t["names"]
     if len(names):
         top = names.groupby("name")["count"].sum().sort_values(ascending=False).head(5)
@@ -68,7 +76,8 @@ def key_findings(t: dict[str, Any]) -> list[str]:
     out += rules_line(SimpleNamespace(summary=t["summary"], meta=t["meta"]))
     bad = (t["texts"].status != "ok").sum()
     out.append(f"Names the table does not know: {number(s.loc['unknown_share'].value, '{:.0f}')}% of the stories; "
-               f"no name at all: {number(s.loc['no_name_share'].value, '{:.0f}')}%; {bad} stories were not read "
+               f"no name at all: {number(s.loc['no_name_share'].value, '{:.0f}')}%; {bad} "
+               f"{'story was' if bad == 1 else 'stories were'} not read "
                "(empty, refused, in another language or failed).")
     return out
 
@@ -159,7 +168,7 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
             "<h2>The stories: three per profession, the deciding name marked</h2>",
             texts_section(sample_rows(texts.assign(text=texts.text.str.slice(0, 400)), 3, seed=0))]
     settings = [("model", str(meta.get("model"))), ("design", str(meta.get("design", "default"))),
-                ("reading", str(meta.get("reading", "stereoprobe"))), ("UCI table", str(meta.get("uci_table"))),
+                ("reading", str(meta.get("reading", "stereoprobe"))), ("UCI table", str(meta.get("uci_table") or "none (no --names-file)")),
                 ("method", str(meta.get("method"))),
                 ("temperature", str(meta.get("temperature"))), ("samples", str(meta.get("samples"))),
                 ("max_tokens", str(meta.get("max_tokens"))),
