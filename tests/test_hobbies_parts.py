@@ -149,6 +149,16 @@ def test_label_means_average_names_first_on_a_worked_example():
     assert row["female_high"] == pytest.approx(19.5, abs=0.05) and row["male_low"] == pytest.approx(80.5, abs=0.05)
 
 
+def test_one_name_of_a_gender_has_no_interval_not_a_zero_width_one():
+    """A names file of one name a gender: the name's mean (60%) was shown as "60 to 60", as if known
+    exactly; one name has no spread to read, so no interval (a name at 0 keeps the 0-to-reach bound)."""
+    frame = pd.DataFrame({"name": ["Mary", "Mary", "John", "John"], "gender": ["female", "female", "male", "male"],
+                          "Art": [0.6, 0.6, 0.0, 0.0]})
+    row = stats.label_means(frame, ["Art"]).iloc[0]
+    assert row["female_mean"] == pytest.approx(60) and np.isnan(row["female_low"]) and np.isnan(row["female_high"])
+    assert (row["male_low"], row["male_high"]) == (0, pytest.approx(97.5))
+
+
 def test_label_means_cover_the_truth_and_find_the_planted_difference():
     out = stats.label_means(_frame(synth.texts(synth.PLANTED, seed=0)), lab.LABELS).set_index("label")
     misses = 0
