@@ -111,8 +111,11 @@ def _check_same_run(old: RunManifest | None, new: RunManifest, run_dir: Path) ->
     if old is None:
         return
     if old.study != new.study:
+        from stereoprobe.occupations import article_for
+
         raise DataError(
-            f"{run_dir} holds a {old.study} run, not a {new.study} one; pass --out NEW_DIR for the {new.study} study."
+            f"{run_dir} holds {article_for(old.study)} {old.study} run, not {article_for(new.study)} {new.study} one; "
+            f"pass --out NEW_DIR for the {new.study} study."
         )
     was, made = old.design or DEFAULT_DESIGN, new.design or DEFAULT_DESIGN
     if was != made:

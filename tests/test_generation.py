@@ -399,3 +399,14 @@ def test_the_pages_findings_say_what_the_spearman_and_the_nmi_show(server, run_c
     text = " ".join(key_findings(read_scores(out, STUDY, TABLES)))
     assert "1 professions" not in text and "The run's one profession has no BLS share of women" in text
     assert "No dependence" not in text and "Whether the gender depends on the profession is not measured" in text
+
+
+def test_an_anecdotes_collect_into_a_hobbies_run_is_refused_in_good_english(server, run_cli, tmp_path):
+    """It read "holds a hobbies run, not a anecdotes one"; nothing of the run changes."""
+    server.generation = GenerationModel(TRUTH)
+    assert collect(run_cli, server, tmp_path, "--samples", "2").exit_code == 0
+    before = (tmp_path / "run" / "completions.jsonl").read_bytes()
+    result = run_cli("collect", "--study", "hobbies", "--model", "fake-chat", "--base-url", server.base_url,
+                     "--out", tmp_path / "run", "-q", env={"OPENAI_API_KEY": TEST_KEY})
+    assert result.exit_code == 2 and "holds an anecdotes run, not a hobbies one" in result.output, result.output
+    assert (tmp_path / "run" / "completions.jsonl").read_bytes() == before
