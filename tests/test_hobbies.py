@@ -208,3 +208,11 @@ def test_score_of_one_name_a_gender_prints_no_nan(tmp_path, run_cli):
     r = run_cli("score", tmp_path / "run", "--bootstrap", "200")
     assert r.exit_code == 0 and not re.search(r"\bnan\b", r.output), r.output
     assert "(no interval), q –" in r.output
+
+
+def test_compare_refuses_a_run_given_twice_before_training(planted_run, tmp_path, run_cli):
+    """`compare RUN RUN` trained Word2Vec on every text twice and printed two identical rows under one
+    label (44 s for a default run); it is one line now, before anything is read or written."""
+    r = run_cli("compare", planted_run, Path(str(planted_run) + "/"), "--out", tmp_path / "cmp")
+    assert r.exit_code == 2 and "given twice" in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    assert not (tmp_path / "cmp").exists()

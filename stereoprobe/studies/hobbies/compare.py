@@ -142,6 +142,8 @@ def compare_runs(runs: Sequence[Path], n_boot: int = 2000, seed: int = 2023, lev
 
     if len(runs) < 1:
         raise DataError("Give at least one hobbies run to compare.")
+    if len({Path(r).resolve() for r in runs}) < len(runs):
+        raise DataError(f"A run is given twice ({', '.join(str(r) for r in runs)}); give each hobbies run once.")
     loaded = [_texts(Path(r), str(r)) for r in runs]
     labels = _labels(runs, [m for m, _ in loaded])
     designs = [m.design or "default" for m, _ in loaded]
