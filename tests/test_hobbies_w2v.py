@@ -252,7 +252,7 @@ def test_texts_without_she_and_he_cannot_make_the_axis():
                        [["piano"]] * 5 + [["soccer"]] * 5, ["female"] * 5 + ["male"] * 5, ["Mary"] * 5 + ["James"] * 5)
     with pytest.raises(DataError, match="'she' and 'he' fewer than 2 times: the she-he axis needs both"):
         w2v.compare([run], way="001")
-    with pytest.raises(DataError, match="has 1 names of one gender; the comparison cuts each gender's names in 3"):
+    with pytest.raises(DataError, match="has only 1 name of one gender; the comparison cuts each gender's names in 3"):
         w2v.compare([run])
     names = [f"f{i}" for i in range(6)] + [f"m{i}" for i in range(6)]
     words = [["loves", "piano"]] * 6 + [["plays", "soccer"]] * 6

@@ -449,7 +449,7 @@ def compare(runs: Sequence[RunTexts], seed: int = 0, n_boot: int = 1000, level: 
     for r in runs:
         fewest = min(len({n for n, g in zip(r.names, r.genders) if g == gender}) for gender in ("female", "male"))
         if fewest < 2 * k:
-            raise DataError(f"{r.run} has {fewest} names of one gender; the comparison cuts each gender's names in "
+            raise DataError(f"{r.run} has only {fewest} name{'' if fewest == 1 else 's'} of one gender; the comparison cuts each gender's names in "
                             f"{k} folds of at least 2: give runs with at least {2 * k} names a gender.")
     split, models, scores = cross_fit(runs, seed, k)
     shifts = [()] * len(runs)
