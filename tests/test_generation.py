@@ -410,3 +410,19 @@ def test_an_anecdotes_collect_into_a_hobbies_run_is_refused_in_good_english(serv
                      "--out", tmp_path / "run", "-q", env={"OPENAI_API_KEY": TEST_KEY})
     assert result.exit_code == 2 and "holds an anecdotes run, not a hobbies one" in result.output, result.output
     assert (tmp_path / "run" / "completions.jsonl").read_bytes() == before
+
+
+def test_the_pages_findings_count_one_text_in_the_singular(server, run_cli, tmp_path):
+    """One gendered text read "(1 texts, 8 professions)" and one text not classified "1 of 48 texts were"."""
+    from stereoprobe.studies.anecdotes.page import key_findings
+    from stereoprobe.studies.anecdotes.score import STUDY, TABLES, score, write_scores
+    from stereoprobe.studies.base import read_scores
+
+    server.generation = GenerationModel(TRUTH)
+    assert collect(run_cli, server, tmp_path, "--samples", "2").exit_code == 0
+    write_scores(score(tmp_path / "run", n_boot=100), tmp_path / "run" / STUDY)
+    t = read_scores(tmp_path / "run", STUDY, TABLES)
+    t["summary"].loc[t["summary"].statistic.isin(["follows_majority", "follows_majority_all"]), "n"] = 1
+    t["texts"].loc[0, "status"] = "refused"
+    text = " ".join(key_findings(t))
+    assert "(1 text, " in text and "(1 text)." in text and "1 of 16 texts was not classified" in text, text

@@ -174,7 +174,7 @@ def _edit(frame: pd.DataFrame, case: str, run: Path) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("case, message", [
-    ("missing", "1 of the run's 10 scored texts lack a label row"),
+    ("missing", "1 of the run's 10 scored texts lacks a label row"),
     ("label", "label 'Arts' is not one of the run's labels"),
     ("range", "score '1.5' is not a number from 0 to 1"),
     ("twice", "has a second"),

@@ -54,7 +54,7 @@ def key_findings(t: dict[str, Any]) -> list[str]:
         f"{int(f.groups)} of the {len(p)} professions: the others have no BLS share in the data"
     if known:
         out.append(f"{_pct(f.value, f.low, f.high)} of the texts with a gender are about someone of the job's "
-                   f"majority gender in the US labour statistics ({int(f.n)} texts, {over}).")
+                   f"majority gender in the US labour statistics ({counted(int(f.n), 'text')}, {over}).")
     else:
         which = f"None of these {len(p)} professions has a" if len(p) != 1 else "The run's one profession has no"
         out.append(f"{which} BLS share of women in the data, so whether the texts "
@@ -62,7 +62,7 @@ def key_findings(t: dict[str, Any]) -> list[str]:
     if "follows_majority_all" in s.index and known:
         a = s.loc["follows_majority_all"]
         out.append(f"Over all classified texts of those professions, those without a gender included (Sterlie et "
-                   f"al.'s denominator): {_pct(a.value, a.low, a.high)} ({int(a.n)} texts). "
+                   f"al.'s denominator): {_pct(a.value, a.low, a.high)} ({counted(int(a.n), 'text')}). "
                    + quote("follows_majority_all", t))
     n, c = s.loc["nmi"], s.loc["nmi_corrected"]
     ceiling = ""
@@ -102,7 +102,8 @@ def key_findings(t: dict[str, Any]) -> list[str]:
                        + ". About a man: " + (", ".join(all_m[:8]) or "none") + ".")
     bad = (texts.status != "ok").sum()
     out.append(f"Neutral texts (no gendered word): {_pct(s.loc['neutral_share'].value)}; mixed: "
-               f"{_pct(s.loc['mixed_share'].value)}; {bad} of {len(texts)} texts were not classified "
+               f"{_pct(s.loc['mixed_share'].value)}; {bad} of {counted(len(texts), 'text')} "
+               f"{'was' if bad == 1 else 'were'} not classified "
                "(empty, refused, cut off, in another language or failed).")
     return out
 

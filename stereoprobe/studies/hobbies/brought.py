@@ -107,7 +107,7 @@ def read_brought(path: str | Path, labels: Sequence[str], texts: Mapping[str, st
     if missing:
         first = missing[0]
         lacks = [lab for lab in labels if lab not in scores.get(first, {})]
-        raise DataError(f"{p}: {len(missing)} of the run's {len(wanted)} scored texts lack a label row (first: "
+        raise DataError(f"{p}: {len(missing)} of the run's {len(wanted)} scored texts {'lacks' if len(missing) == 1 else 'lack'} a label row (first: "
                         f"{first}, {', '.join(lacks)}); give every scored text a row for every label.")
     if len(labellers) > 1:
         raise DataError(f"{p}: the labeller column holds {len(labellers)} different values; one file, one labeller.")

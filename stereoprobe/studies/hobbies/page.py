@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from stereoprobe.page.numbers import counted
 from stereoprobe.page.shell import CSS, esc, fill_shell, meta_line, table
 from stereoprobe.studies.base import read_scores
 from stereoprobe.generation.stats import SAMPLED_AGAIN, estimand
@@ -112,7 +113,8 @@ def key_findings(t: dict[str, Any]) -> list[str]:
                    m.itertuples()) + " (counts in female:male texts, among the 200 most frequent words).")
     counts = meta.get("counts", {})
     left = {k: v for k, v in counts.items() if k != "ok" and v}
-    out.append(f"{counts.get('ok', 0)} texts about {meta['names']} names were scored" +
+    ok = counts.get("ok", 0)
+    out.append(f"{counted(ok, 'text')} about {counted(meta['names'], 'name')} {'was' if ok == 1 else 'were'} scored" +
                (("; not scored: " + ", ".join(f"{v} {k}" for k, v in sorted(left.items())) + " (shown below).")
                 if left else "; every text could be read."))
     return out
