@@ -216,3 +216,14 @@ def test_compare_refuses_a_run_given_twice_before_training(planted_run, tmp_path
     r = run_cli("compare", planted_run, Path(str(planted_run) + "/"), "--out", tmp_path / "cmp")
     assert r.exit_code == 2 and "given twice" in r.output and len(r.output.strip().splitlines()) == 1, r.output
     assert not (tmp_path / "cmp").exists()
+
+
+def test_an_instruction_file_not_in_utf8_is_one_line(tmp_path, run_cli):
+    """It stopped on a UnicodeDecodeError traceback (the anecdotes study already said it in one line)."""
+    f = tmp_path / "prompt.txt"
+    f.write_bytes("Décris les loisirs de {name}.".encode("cp1252"))
+    out = tmp_path / "run"
+    r = run_cli("collect", "--study", "hobbies", "--model", "fake-chat", "--base-url", "http://127.0.0.1:9/v1",
+                "--instruction-file", f, "--out", out, "-q", env=ENV)
+    assert r.exit_code == 2 and "cannot read the prompt" in r.output and "UTF-8" in r.output, r.output
+    assert len(r.output.strip().splitlines()) == 1 and not out.exists()

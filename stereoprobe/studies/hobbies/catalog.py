@@ -28,7 +28,10 @@ def template(options: Mapping[str, Any]) -> str:
         path = Path(options["instruction_file"])
         if not path.is_file():
             raise DataError(f"{path}: file not found; give a text file holding the prompt with {{name}}.")
-        text = path.read_text(encoding="utf-8").strip()
+        try:
+            text = path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DataError(f"{path}: cannot read the prompt ({exc}); give a UTF-8 text file.") from None
     if text is None:
         return TEMPLATE
     if "{name}" not in text:
