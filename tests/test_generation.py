@@ -140,12 +140,16 @@ def test_the_study_defaults_and_given_settings_are_recorded(server, run_cli, tmp
 
 
 @pytest.mark.parametrize("case, needle", [
+    ("both templates", "--instruction and --instruction-file both give the template; give one"),  # one was dropped
     ("empty catalog", "no jobs; give at least one row"),
     ("samples 0", "--samples"),
     ("no placeholder", "has no {profession} placeholder"),
 ])
 def test_bad_input_is_one_line_and_creates_nothing(case, needle, server, run_cli, tmp_path):
+    (tmp_path / "prompt.txt").write_text("A story about a {profession}.", encoding="utf-8")
     args = {"empty catalog": ["--catalog", tmp_path / "empty.csv"], "samples 0": ["--samples", "0"],
+            "both templates": ["--instruction", "Write about a {profession}.", "--instruction-file",
+                               tmp_path / "prompt.txt"],
             "no placeholder": ["--instruction", "Write a story about a person."]}[case]
     (tmp_path / "empty.csv").write_text("job,female_share\n", encoding="utf-8")
     result = run_cli("collect", "--study", "anecdotes", "--model", "fake-chat", "--base-url", server.base_url,

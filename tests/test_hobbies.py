@@ -126,6 +126,8 @@ def test_compare_finds_the_planted_gap_and_not_a_null_one(planted_run, tmp_path,
     (["--labels"], "label,kind,item\n", "has no labels; give rows label,kind,item"),
     (["--samples", "0"], None, "Invalid value for '--samples': 0 is not in the range"),
     (["--instruction", "Describe the hobbies of a student."], None, "no {name} placeholder"),
+    (["--instruction", "Hobbies of {name}.", "--instruction-file"], "Hobbies of {name}, in 20 words.",
+     "--instruction and --instruction-file both give the prompt; give one"),  # the file won, silently
 ])
 def test_bad_input_is_one_line_and_creates_nothing(tmp_path, run_cli, extra, file_body, message):
     if file_body is not None:

@@ -43,6 +43,8 @@ def load_template(path: Path | None = None) -> dict[str, str]:
 def chat_template(options: Mapping[str, Any]) -> tuple[str, str]:
     """(the chat template, where it came from): --instruction, --instruction-file or 001's."""
     text, source = options.get("instruction"), "--instruction"
+    if text is not None and options.get("instruction_file") is not None:
+        raise DataError("--instruction and --instruction-file both give the template; give one of them.")
     if options.get("instruction_file") is not None:
         path = Path(options["instruction_file"])
         try:

@@ -24,6 +24,8 @@ def template(options: Mapping[str, Any]) -> str:
     from stereoprobe.errors import DataError
 
     text = options.get("instruction")
+    if text is not None and options.get("instruction_file"):
+        raise DataError("--instruction and --instruction-file both give the prompt; give one of them.")
     if options.get("instruction_file"):
         path = Path(options["instruction_file"])
         if not path.is_file():
