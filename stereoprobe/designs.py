@@ -25,6 +25,7 @@ another design.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any, Mapping
 
 from stereoprobe.errors import DataError
@@ -89,7 +90,9 @@ def apply(study: Any, name: str | None, options: Mapping[str, Any]) -> dict[str,
         if key in given and not _same(options.get(key), value):
             flag = "--" + key.replace("_", "-")
             sets = "does not use it" if value is None else f"sets {value!r}"
-            raise DataError(f"{flag} {options.get(key)!r} conflicts with the {name} design of the {study.name} "
+            given_value = options.get(key)
+            shown = repr(str(given_value)) if isinstance(given_value, PurePath) else repr(given_value)  # not PosixPath(...)
+            raise DataError(f"{flag} {shown} conflicts with the {name} design of the {study.name} "
                             f"study, which {sets}; drop {flag} or drop --design {name}.")
     return {**options, **design.options, "given": frozenset(given) | frozenset(design.options), "design": name}
 

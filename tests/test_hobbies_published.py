@@ -270,3 +270,14 @@ def test_an_empty_or_not_utf8_ssa_file_is_one_line(tmp_path):
         load_names(tmp_path / "latin")
     _ssa(tmp_path / "some", {**YEARS, 1950: ""})
     assert [n.name for n in load_names(tmp_path / "some", per_gender=2)] == ["Bea", "Ann", "Dan", "Cal"]
+
+
+def test_a_file_option_that_changes_the_published_design_is_named_as_the_user_wrote_it(run_cli, tmp_path):
+    """It read "--instruction-file PosixPath('prompt.txt') conflicts with the published design"."""
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("Hobbies of {name}?", encoding="utf-8")
+    r = run_cli("collect", "--study", "hobbies", "--design", "published", "--model", "m", "--base-url",
+                "http://127.0.0.1:9/v1", "--out", tmp_path / "run", "--instruction-file", prompt, env=ENV)
+    assert r.exit_code == 2 and f"--instruction-file '{prompt}' conflicts with the published design" in r.output, \
+        r.output
+    assert "PosixPath" not in r.output and not (tmp_path / "run").exists()
