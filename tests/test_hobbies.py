@@ -124,6 +124,7 @@ def test_compare_finds_the_planted_gap_and_not_a_null_one(planted_run, tmp_path,
 @pytest.mark.parametrize("extra, file_body, message", [
     (["--catalog"], "name,gender\nMary,female\nLinda,female\n", "only female names; the study compares female and male"),
     (["--labels"], "label,kind,item\n", "has no labels; give rows label,kind,item"),
+    (["--catalog"], "name,gender\nMary,female\n,male\nJohn,male\n", "line 3: an empty name; give a name on every row"),
     (["--samples", "0"], None, "Invalid value for '--samples': 0 is not in the range"),
     (["--instruction", "Describe the hobbies of a student."], None, "no {name} placeholder"),
     (["--instruction", "Hobbies of {name}.", "--instruction-file"], "Hobbies of {name}, in 20 words.",

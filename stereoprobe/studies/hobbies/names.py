@@ -129,9 +129,10 @@ def _read_names(p: Path) -> list[Name]:
         gender = row["gender"].lower()
         if gender not in GENDERS:
             raise DataError(f"{p}, line {line}: gender {row['gender']!r} is neither female nor male.")
-        if not row["name"] or row["name"].lower() in seen:
-            raise DataError(f"{p}, line {line}: {'an empty' if not row['name'] else 'a repeated'} name; "
-                            "give each name once.")
+        if not row["name"]:
+            raise DataError(f"{p}, line {line}: an empty name; give a name on every row.")
+        if row["name"].lower() in seen:
+            raise DataError(f"{p}, line {line}: a repeated name; give each name once.")
         seen.add(row["name"].lower())
         names.append(Name(row["name"], gender))
     have = {n.gender for n in names}
