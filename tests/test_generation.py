@@ -430,3 +430,13 @@ def test_the_pages_findings_count_one_text_in_the_singular(server, run_cli, tmp_
     t["texts"].loc[0, "status"] = "refused"
     text = " ".join(key_findings(t))
     assert "(1 text, " in text and "(1 text)." in text and "1 of 16 texts was not classified" in text, text
+
+
+def test_the_page_names_the_level_the_run_was_scored_at(server, run_cli, tmp_path):
+    """`score --ci 0.8` computes 80% intervals; the page said "95% interval" beside them."""
+    server.generation = GenerationModel(TRUTH)
+    assert collect(run_cli, server, tmp_path, "--samples", "4").exit_code == 0
+    assert run_cli("score", tmp_path / "run", "--ci", "0.8", "--bootstrap", "200").exit_code == 0
+    assert run_cli("report", tmp_path / "run").exit_code == 0
+    html = (tmp_path / "run" / "report" / "index.html").read_text(encoding="utf-8")
+    assert "95% interval" not in html and "with its 80% interval" in html and "are 80% intervals" in html

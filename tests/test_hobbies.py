@@ -230,3 +230,18 @@ def test_an_instruction_file_not_in_utf8_is_one_line(tmp_path, run_cli):
                 "--instruction-file", f, "--out", out, "-q", env=ENV)
     assert r.exit_code == 2 and "cannot read the prompt" in r.output and "UTF-8" in r.output, r.output
     assert len(r.output.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_the_page_names_the_level_the_run_was_scored_at(tmp_path, run_cli):
+    """`score --ci 0.8`: the labels table's "95% low/high", the note's "(95%)" and the figure's legend."""
+    names = tmp_path / "names.csv"
+    names.write_text("name,gender\n" + "".join(f"{n},female\n" for n in ("Mary", "Linda", "Susan"))
+                     + "".join(f"{n},male\n" for n in ("James", "John", "Robert")), encoding="utf-8")
+    with HobbiesFake(synth.PLANTED) as server:
+        r = run_cli("collect", "--study", "hobbies", "--model", "fake-chat", "--base-url", server.base_url,
+                    "--catalog", names, "--samples", "3", "--out", tmp_path / "run", "-q", env=ENV)
+        assert r.exit_code == 0, r.output
+    assert run_cli("score", tmp_path / "run", "--ci", "0.8", "--bootstrap", "200").exit_code == 0
+    assert run_cli("report", tmp_path / "run").exit_code == 0
+    html = (tmp_path / "run" / "report" / "index.html").read_text(encoding="utf-8")
+    assert "95%" not in html and "80% low" in html and "intervals (80%)" in html

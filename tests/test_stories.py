@@ -134,3 +134,17 @@ def test_the_page_of_one_profession_reads_right(run_cli, tmp_path):
     assert run_cli("report", tmp_path / "run").exit_code == 0
     html = (tmp_path / "run" / "report" / "index.html").read_text(encoding="utf-8")
     assert "<dd>None</dd>" not in html and "none (no --names-file)" in html
+
+
+def test_the_page_names_the_level_the_run_was_scored_at(run_cli, tmp_path):
+    """`score --ci 0.9`: the table's column and the note said 95%."""
+    (tmp_path / "jobs.csv").write_text("profession\nbaker\nroofer\n", encoding="utf-8")
+    with FakeOpenAI(api_key=TEST_KEY) as server:
+        server.generation = GenerationModel({"baker": 0.7, "roofer": 0.1}, seed=5)
+        assert run_cli("collect", "--study", "stories", "--model", "fake-chat", "--base-url", server.base_url,
+                       "--catalog", tmp_path / "jobs.csv", "--samples", "2", "--out", tmp_path / "run", "-q",
+                       env={"OPENAI_API_KEY": TEST_KEY}).exit_code == 0
+    assert run_cli("score", tmp_path / "run", "--ci", "0.9", "--bootstrap", "200").exit_code == 0
+    assert run_cli("report", tmp_path / "run").exit_code == 0
+    html = (tmp_path / "run" / "report" / "index.html").read_text(encoding="utf-8")
+    assert "95%" not in html and "90% interval" in html and "are 90% intervals" in html

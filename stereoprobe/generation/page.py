@@ -17,6 +17,20 @@ from stereoprobe.page.shell import esc
 MARK_STYLE = "background:#fde2b8;padding:0 1px;border-radius:2px"
 
 
+def at_level(text: str, meta: dict[str, Any]) -> str:
+    """A page's own wording of its intervals ("95% interval", "95% low", "(95%)") at the level the run
+    was scored with (``score --ci``, ``meta.json``'s ``statistics.level``).
+
+    >>> at_level("with its 95% interval; 95% low", {"statistics": {"level": 0.8}})
+    'with its 80% interval; 80% low'
+    >>> at_level("the intervals (95%) say", {})
+    'the intervals (95%) say'
+    """
+    level = (meta.get("statistics") or {}).get("level", 0.95)
+    shown = f"{100 * float(level):.1f}".removesuffix(".0") + "%"
+    return re.sub(r"95%(?= interval| low| high|\))", shown, text)
+
+
 def evidence_html(text: str, evidence: Sequence[str]) -> str:
     """The text, escaped, with the evidence words marked.
 

@@ -138,7 +138,7 @@ def _profession_table(p: Any) -> str:
 def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     import base64
 
-    from stereoprobe.generation.page import sample_rows, texts_section
+    from stereoprobe.generation.page import at_level, sample_rows, texts_section
     from stereoprobe.page.figures import to_png
     from stereoprobe.page.folder import write_report
     from stereoprobe.studies.anecdotes.figures import shares_chart
@@ -154,7 +154,7 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
         f'<a href="data/{n}.csv">{n}.csv</a>' for n in TABLES) + " (docs/anecdotes.md describes every column).</p>",
             "<h2>Who are the anecdotes about?</h2>",
             f'<figure class="big"><img src="{uri}" alt="share of texts about a woman per profession beside the '
-            f'share of women in the job" width="760"></figure>', _profession_table(t["professions"]),
+            f'share of women in the job" width="760"></figure>', at_level(_profession_table(t["professions"]), meta),
             "<h2>The texts: three per profession, the deciding words marked</h2>",
             texts_section(sample_rows(texts, 3, seed=0))]
     settings = [("model", str(meta.get("model"))), ("design", str(meta.get("design", "default"))),
@@ -164,5 +164,5 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
                 ("classifier", str(meta.get("classifier"))), ("names table", str(meta.get("names_table"))),
                 ("catalog", str(meta.get("catalog"))), ("statistics", json.dumps(meta.get("statistics")))]
     html = fill_shell("Who does the model write about?", meta_line(meta, meta.get("method")),
-                      key_findings(t), model_note(meta), "\n".join(body), NOTE, settings)
+                      key_findings(t), model_note(meta), "\n".join(body), at_level(NOTE, meta), settings)
     return write_report(target, html, run / STUDY, TABLES, {"professions": png})

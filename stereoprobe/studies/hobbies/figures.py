@@ -44,7 +44,7 @@ def words_chart(words: Any, top: int = 25, caption: str = "") -> "Figure":
     return fig
 
 
-def labels_chart(names: Any, means: Any, labels: Sequence[str], caption: str = "") -> "Figure":
+def labels_chart(names: Any, means: Any, labels: Sequence[str], caption: str = "", level: str = "95%") -> "Figure":
     """One panel per label: each name's mean score (percent) against its index."""
     fig = _figure(12, 4.6)
     c = colours()
@@ -67,7 +67,7 @@ def labels_chart(names: Any, means: Any, labels: Sequence[str], caption: str = "
             ax.set_ylabel("mean score of the name's texts (%)", fontsize=8)
         ax.spines[["top", "right"]].set_visible(False)
     fig.text(0.05, 0.93, "Dots: one name each (female, then male); lines and bands: the gender's mean over "
-             "names and its 95% interval", fontsize=8)
+             f"names and its {tex_safe(level)} interval", fontsize=8)
     if caption:
         fig.text(0.01, 0.02, tex_safe(caption), fontsize=7, color="#555555")
     return fig

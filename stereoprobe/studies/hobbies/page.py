@@ -177,12 +177,14 @@ def _unscored_html(texts: Any) -> str:
 
 
 def _figures(t: dict[str, Any]) -> dict[str, bytes]:
+    from stereoprobe.generation.page import at_level
     from stereoprobe.page.figures import to_png
     from stereoprobe.studies.hobbies import figures
 
     model = t["meta"].get("model")
     return {"labels": to_png(figures.labels_chart(t["names"], t["labels"], t["meta"]["labels"],
-                                                  f"Label scores per name (after 001's Figure 4). Run: {model}.")),
+                                                  f"Label scores per name (after 001's Figure 4). Run: {model}.",
+                                                  level=at_level("95%)", t["meta"]).removesuffix(")"))),
             "words": to_png(figures.words_chart(t["words"], caption=f"Most frequent words (after 001's Figure 3). "
                                                                     f"Run: {model}."))}
 
@@ -214,6 +216,7 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     """Write ``report/`` (index.html, figures/, data/) under ``out`` (default the run) and return index.html."""
     import base64
 
+    from stereoprobe.generation.page import at_level
     from stereoprobe.page.folder import write_report
 
     run = Path(run_dir)
@@ -230,6 +233,7 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
                 ("run", str(meta.get("run")))]
     html = fill_shell("What hobbies does the model give a student with a female or a male name?",
                       meta_line(meta, f"{meta['names']} names", f"temperature {meta.get('temperature')}"),
-                      key_findings(t), model_note(meta), _body(t, uri), note(meta), settings,
+                      key_findings(t), model_note(meta), at_level(_body(t, uri), meta), at_level(note(meta), meta),
+                      settings,
                       css=CSS + "mark{background:#fde7a9;padding:0 2px}ul.examples li{margin:.3em 0}")
     return write_report(Path(out or run) / "report", html, run / "hobbies", TABLES, pngs)

@@ -142,7 +142,7 @@ def rules_section(rules: Any, meta: dict[str, Any]) -> str:
 
 
 def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
-    from stereoprobe.generation.page import sample_rows, texts_section
+    from stereoprobe.generation.page import at_level, sample_rows, texts_section
     from stereoprobe.page.folder import write_report
 
     run = Path(run_dir)
@@ -157,13 +157,13 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
         f'<a href="data/{n}.csv">{n}.csv</a>' for n in TABLES) + " (docs/stories.md describes every column).</p>",
             "<h2>Female names per profession and prompt (Marin &amp; Eger's Table 4)</h2>",
             table4_section(t4, meta),
-            _table(prof.assign(interval=[f"{number(a, '{:.0f}')} to {number(b, '{:.0f}')}" for a, b in
+            at_level(_table(prof.assign(interval=[f"{number(a, '{:.0f}')} to {number(b, '{:.0f}')}" for a, b in
                                          zip(prof.female_of_gendered_low, prof.female_of_gendered_high)]),
                    [("profession", "profession"), ("female_of_gendered", "female, % of gendered"),
                     ("interval", "95% interval"), ("female", "female"), ("male", "male"), ("unknown", "unknown"),
                     ("none", "no name"), ("top_names", "most frequent names")],
                    f"Per profession, all prompts; 95% intervals for {SAMPLED_AGAIN} (the profession's stories "
-                   "drawn again), not for other wordings of the openings"),
+                   "drawn again), not for other wordings of the openings"), meta),
             "<h2>Two ways to read the name</h2>", rules_section(t["rules"], meta),
             "<h2>The stories: three per profession, the deciding name marked</h2>",
             texts_section(sample_rows(texts.assign(text=texts.text.str.slice(0, 400)), 3, seed=0))]
@@ -176,5 +176,5 @@ def build_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
                 ("classifier", str(meta.get("classifier"))), ("names table", str(meta.get("names_table"))),
                 ("statistics", json.dumps(meta.get("statistics")))]
     html = fill_shell("Whose name is it? Story protagonists per profession", meta_line(meta, meta.get("method")),
-                      key_findings(t), model_note(meta), "\n".join(body), NOTE, settings)
+                      key_findings(t), model_note(meta), "\n".join(body), at_level(NOTE, meta), settings)
     return write_report(target, html, run / STUDY, TABLES)
