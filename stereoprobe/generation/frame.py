@@ -72,6 +72,20 @@ def read_texts(run_dir: str | Path, study: str, noun: str, level: float, n_boot:
     return manifest, text_frame(records)
 
 
+def range_text(low: float, high: float, fmt: str) -> str:
+    """``low to high``, or ``no interval`` where a run is too small for one (the terminal never reads "nan")."""
+    from stereoprobe.page.numbers import number
+
+    return f"{number(low, fmt)} to {number(high, fmt)}" if low == low and high == high else "no interval"
+
+
+def pct_text(row: Any, interval: bool = True) -> str:
+    """A share in percent with its interval, or a dash where nothing was counted."""
+    if row.value != row.value:
+        return "–"
+    return f"{row.value:.1f}%" + (f" ({range_text(row.low, row.high, '{:.1f}')})" if interval else "")
+
+
 def reader_line(meta: dict[str, Any], current: str) -> list[str]:
     """A line for the score's summary when the run's texts were read by another version of the
     study's reader than this stereoprobe's ``current`` one (labels are stored at collect time).

@@ -152,24 +152,8 @@ def write_scores(result: AnecdoteScores, out: Path) -> Path:
     return write_folder(out, {n: getattr(result, n) for n in TABLES}, result.meta, MARK)
 
 
-def _range(low: float, high: float, fmt: str) -> str:
-    """``low to high``, or ``no interval`` where a run is too small for one (the terminal never reads "nan")."""
-    from stereoprobe.page.numbers import number
-
-    return f"{number(low, fmt)} to {number(high, fmt)}" if low == low and high == high else "no interval"
-
-
-def _pct(row: Any, interval: bool = True) -> str:
-    """A share in percent with its interval, or a dash where nothing was counted."""
-    from stereoprobe.page.numbers import number
-
-    if row.value != row.value:
-        return "–"
-    return f"{row.value:.1f}%" + (f" ({_range(row.low, row.high, '{:.1f}')})" if interval else "")
-
-
 def summary(result: AnecdoteScores) -> str:
-    from stereoprobe.generation.frame import reader_line
+    from stereoprobe.generation.frame import pct_text, range_text, reader_line
     from stereoprobe.generation.gender import VERSION
     from stereoprobe.page.numbers import number
 
@@ -179,10 +163,10 @@ def summary(result: AnecdoteScores) -> str:
                                                          ("ok", "empty", "truncated", "refused", "language", "failed"))]
     f, n, r = s.loc["follows_majority"], s.loc["nmi"], s.loc["spearman_bls"]
     c = s.loc["nmi_corrected"]
-    lines.append(f"Texts that follow their job's BLS majority: {_pct(f)} of {int(f.n)} gendered texts; neutral "
-                 f"{_pct(s.loc['neutral_share'], False)}, mixed {_pct(s.loc['mixed_share'], False)}.")
+    lines.append(f"Texts that follow their job's BLS majority: {pct_text(f)} of {int(f.n)} gendered texts; neutral "
+                 f"{pct_text(s.loc['neutral_share'], False)}, mixed {pct_text(s.loc['mixed_share'], False)}.")
     lines.append(f"NMI(profession, gender) = {number(n.value, '{:.3f}')} (corrected {number(c.value, '{:.3f}')}, "
-                 f"{_range(c.low, c.high, '{:.3f}')}); by chance {number(n.null_mean, '{:.3f}')}, p = "
+                 f"{range_text(c.low, c.high, '{:.3f}')}); by chance {number(n.null_mean, '{:.3f}')}, p = "
                  f"{number(n.p, '{:.3g}')}. Spearman with the BLS share: {number(r.value, '{:.2f}')} "
-                 f"({_range(r.low, r.high, '{:.2f}')}), {int(r.n)} professions.")
+                 f"({range_text(r.low, r.high, '{:.2f}')}), {int(r.n)} professions.")
     return "\n".join(lines + reader_line(result.meta, VERSION))

@@ -150,16 +150,16 @@ def write_scores(result: HobbiesScores, out: Path) -> Path:
 
 def summary(result: HobbiesScores) -> str:
     from stereoprobe.page.numbers import number
-    from stereoprobe.studies.anecdotes.score import _range
+    from stereoprobe.generation.frame import range_text
 
     m = result.meta
     lines = [f"{m['names']} names, {int((result.texts['status'] == 'ok').sum())} texts scored "
              f"({', '.join(f'{k} {v}' for k, v in sorted(m['counts'].items()))})."]
     for r in result.labels.itertuples():
         lines.append(f"  {r.label:<15} female {number(r.female_mean, '{:5.1f}')}%  male {number(r.male_mean, '{:5.1f}')}%  "
-                     f"difference {number(r.difference, '{:+5.1f}')} ({_range(r.diff_low, r.diff_high, '{:+.1f}')}), "
+                     f"difference {number(r.difference, '{:+5.1f}')} ({range_text(r.diff_low, r.diff_high, '{:+.1f}')}), "
                      f"q {number(r.q, '{:.2g}')}")
     n = m["nmi"]
-    lines.append(f"NMI(gender, top label) {number(n['nmi'], '{:.3f}')} ({_range(n['low'], n['high'], '{:.3f}')}), "
+    lines.append(f"NMI(gender, top label) {number(n['nmi'], '{:.3f}')} ({range_text(n['low'], n['high'], '{:.3f}')}), "
                  f"by chance {number(n['null_mean'], '{:.3f}')}, p {number(n['p'], '{:.3g}')}.")
     return "\n".join(lines)

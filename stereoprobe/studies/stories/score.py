@@ -195,7 +195,7 @@ def write_scores(result: StoryScores, out: Path) -> Path:
 def summary(result: StoryScores) -> str:
     from stereoprobe.generation.frame import reader_line
     from stereoprobe.page.numbers import number
-    from stereoprobe.studies.anecdotes.score import _pct, _range
+    from stereoprobe.generation.frame import pct_text, range_text
     from stereoprobe.studies.stories.protagonist import VERSION
 
     s = result.summary.set_index("statistic")
@@ -204,10 +204,10 @@ def summary(result: StoryScores) -> str:
     return "\n".join([
         f"{len(result.texts)} stories: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in
                                                      ("ok", "empty", "truncated", "refused", "language", "failed")),
-        f"Female names: {_pct(f)} of {int(f.n)} stories with a gendered name; "
-        f"unknown names {_pct(s.loc['unknown_share'], False)}, no name {_pct(s.loc['no_name_share'], False)}.",
+        f"Female names: {pct_text(f)} of {int(f.n)} stories with a gendered name; "
+        f"unknown names {pct_text(s.loc['unknown_share'], False)}, no name {pct_text(s.loc['no_name_share'], False)}.",
         f"NMI(profession, gender) = {number(n.value, '{:.3f}')} (corrected {number(c.value, '{:.3f}')}, "
-        f"{_range(c.low, c.high, '{:.3f}')}); by chance {number(n.null_mean, '{:.3f}')}, "
+        f"{range_text(c.low, c.high, '{:.3f}')}); by chance {number(n.null_mean, '{:.3f}')}, "
         f"p = {number(n.p, '{:.3g}')}.", *rules_line(result), *reader_line(result.meta, VERSION)])
 
 
