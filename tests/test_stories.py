@@ -94,10 +94,8 @@ def test_female_shares_come_back_within_their_intervals_of_the_truth(run_cli, tm
     assert "Read at collect time" not in summary(score(tmp_path / "run", n_boot=100))
 
 
-def test_score_of_one_profession_prints_no_nan(run_cli, tmp_path):
-    """The share over professions needs two to resample: with one the terminal says "no interval", not "nan"."""
-    import re
-
+def _one_profession_run(run_cli, tmp_path):
+    """tmp_path/run: 4 stories a prompt about one profession (bakers, 70% women)."""
     (tmp_path / "jobs.csv").write_text("profession\nbaker\n", encoding="utf-8")
     with FakeOpenAI(api_key=TEST_KEY) as server:
         server.generation = GenerationModel({"baker": 0.7}, seed=5)
@@ -105,6 +103,13 @@ def test_score_of_one_profession_prints_no_nan(run_cli, tmp_path):
                          "--catalog", tmp_path / "jobs.csv", "--samples", "4", "--out", tmp_path / "run", "-q",
                          env={"OPENAI_API_KEY": TEST_KEY})
         assert result.exit_code == 0, result.output
+
+
+def test_score_of_one_profession_prints_no_nan(run_cli, tmp_path):
+    """The share over professions needs two to resample: with one the terminal says "no interval", not "nan"."""
+    import re
+
+    _one_profession_run(run_cli, tmp_path)
     result = run_cli("score", tmp_path / "run", "--bootstrap", "200")
     assert result.exit_code == 0 and not re.search(r"\bnan\b", result.output), result.output
     assert "(no interval) of" in result.output
@@ -117,13 +122,7 @@ def test_the_page_of_one_profession_reads_right(run_cli, tmp_path):
     from stereoprobe.studies.stories.score import STUDY, TABLES, score, write_scores
     from stereoprobe.studies.base import read_scores
 
-    (tmp_path / "jobs.csv").write_text("profession\nbaker\n", encoding="utf-8")
-    with FakeOpenAI(api_key=TEST_KEY) as server:
-        server.generation = GenerationModel({"baker": 0.7}, seed=5)
-        result = run_cli("collect", "--study", "stories", "--model", "fake-chat", "--base-url", server.base_url,
-                         "--catalog", tmp_path / "jobs.csv", "--samples", "4", "--out", tmp_path / "run", "-q",
-                         env={"OPENAI_API_KEY": TEST_KEY})
-        assert result.exit_code == 0, result.output
+    _one_profession_run(run_cli, tmp_path)
     write_scores(score(tmp_path / "run", n_boot=200), tmp_path / "run" / STUDY)
     t = read_scores(tmp_path / "run", STUDY, TABLES)
     text = " ".join(key_findings(t))
