@@ -68,5 +68,27 @@ def command(run_dir, **options):
     check_flags(study, "score", given_options(click.get_current_context()))
     result, written = study.score(run_dir, options)
     click.echo(study.summary(result))
+    unfinished = _unfinished(run_dir)
+    if unfinished:
+        click.echo(unfinished)
     click.echo(f"Wrote {written}/", err=True)
     click.echo(f"Next: `stereoprobe report {run_dir}`.")
+
+
+def _unfinished(run_dir: Path) -> str | None:
+    """A line when the run's collect stopped before every prompt was answered: its numbers are of
+    the prompts answered so far, which need not be a fair part of the design."""
+    from stereoprobe.errors import StereoprobeError
+    from stereoprobe.manifest import read_manifest
+
+    try:
+        manifest = read_manifest(run_dir)
+    except StereoprobeError:
+        return None
+    if manifest.status not in ("stopped", "running"):
+        return None
+    held = (manifest.counts or {}).get("records")
+    return (f"This run's collect did not finish (status {manifest.status}" + (f", {held:,} answers stored" if held else "")
+            + "): these numbers are of the prompts answered so far. The same `stereoprobe collect` command "
+              f"with --out {run_dir} continues it; then score again.")
+
