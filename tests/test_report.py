@@ -199,6 +199,11 @@ def test_missing_sentiment_says_which_command_to_run(tmp_path):
 
     run = tmp_path / "run"
     run.mkdir()
+    # an empty folder is no run at all: collect first (sentiment would only say so in turn)
+    with pytest.raises(DataError, match=r"run: not a run directory \(no completions.jsonl and no sentiment "
+                                        r"results\); run `stereoprobe collect --out .*run` first"):
+        build_report(run)
+    (run / "completions.jsonl").write_text("", encoding="utf-8")
     with pytest.raises(DataError, match=r"has no sentiment results .*run `stereoprobe sentiment .*run` first"):
         build_report(run)
 

@@ -48,6 +48,10 @@ ALL = "all"
 
 
 def _missing(run_dir: Path, what: str) -> DataError:
+    if not (Path(run_dir) / "completions.jsonl").is_file() and not (Path(run_dir) / "sentiment").is_dir():
+        # no run at all (an empty folder, a typo): sentiment would only say so in turn
+        return DataError(f"{run_dir}: not a run directory (no completions.jsonl and no sentiment results); "
+                         f"run `stereoprobe collect --out {run_dir}` first.")
     return DataError(
         f"{run_dir} has no sentiment results ({what}): run `stereoprobe sentiment {run_dir}` first."
     )
