@@ -344,6 +344,7 @@ def test_cli_without_sentiment_exits_2_with_the_command(tmp_path):
     from stereoprobe.cli import cli
 
     (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "completions.jsonl").write_text("", encoding="utf-8")  # a run, not yet scored
     result = CliRunner().invoke(cli, ["report", str(tmp_path / "run")])
     assert result.exit_code == 2
     assert "stereoprobe sentiment" in result.output
