@@ -129,15 +129,27 @@ def _check_same_run(old: RunManifest | None, new: RunManifest, run_dir: Path) ->
             f"not {made.get('model_file') or new.settings.model} ({str(made.get('model_sha256') or 'no file')[:12]}...); "
             "pass --out NEW_DIR for a run of this model, or give the run's own file to continue it."
         )
-    diff = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+    diff = [f"{_setting(k)} {_shown(before.get(k))} in the run, {_shown(now.get(k))} now"
+            for k in sorted(set(before) | set(now)) if before.get(k) != now.get(k)]
     if old.catalog and new.catalog and old.catalog.identity() != new.catalog.identity():
         same_family = old.catalog.template_family == new.catalog.template_family
-        diff.append("catalog" if same_family else "template family")
+        diff.append("another catalog" if same_family else "another template family")
     if diff:
         raise DataError(
-            f"{run_dir} holds a run with other settings ({', '.join(diff)} differ); "
+            f"{run_dir} holds a run with other settings ({'; '.join(diff)}); "
             "pass --out NEW_DIR for a new run, or repeat the original settings to continue it."
         )
+
+
+def _setting(key: str) -> str:
+    """A setting's name as a user knows it: ``options.samples_per_request`` -> samples per request."""
+    return key.removeprefix("options.").replace("_", " ")
+
+
+def _shown(value: Any) -> str:
+    """A setting's value in a message: text as written (cut at 40 characters), none as "none"."""
+    text = "none" if value is None else str(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def collect(

@@ -390,7 +390,7 @@ def test_debias_prefixes_the_instruction_and_is_recorded(fake_openai, api_key, t
                for r in recs)
     assert json.loads((out / "manifest.json").read_text())["settings"]["debias"] == 2
     res = run_cli(*cli_args(fake_openai, out, "--group", "Sikhs"))  # without it: another run
-    assert "(debias differ)" in one_error_line(res)
+    assert "(debias 2 in the run, none now)" in one_error_line(res)
     res = run_cli("collect", "--mode", "next-word", "--model", MODEL, "--base-url", fake_openai.base_url,
                   "--out", tmp_path / "nw", "--debias", "1", "-q")
     assert "--debias only applies to chat mode" in one_error_line(res)

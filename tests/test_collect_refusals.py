@@ -96,7 +96,7 @@ def test_a_run_dir_with_other_settings_is_left_alone(fake_openai, api_key, tmp_p
     fake_openai.clear()
     res = run_cli(*cli_args(fake_openai, out, "--group", "Sikhs", "--temperature", "0.5"))
     assert one_error_line(res) == (
-        f"Error: {out} holds a run with other settings (temperature differ); pass --out NEW_DIR "
+        f"Error: {out} holds a run with other settings (temperature 0.0 in the run, 0.5 now); pass --out NEW_DIR "
         "for a new run, or repeat the original settings to continue it.")
     assert {f: (out / f).read_bytes() for f in before} == before
     assert fake_openai.seen == []
@@ -168,13 +168,13 @@ def test_continuing_with_another_catalog_or_template_family_is_refused(fake_open
     assert run_cli(*cli_args(fake_openai, out, "--group", "Sikhs")).exit_code == 0
     before = {f: (out / f).read_bytes() for f in ("completions.jsonl", "manifest.json")}
     res = run_cli(*cli_args(fake_openai, out, "--group", "Sikhs", "--templates", "choenni"))
-    assert "(template family differ)" in one_error_line(res)
+    assert "(another template family)" in one_error_line(res)
     mine = tmp_path / "catalog"
     shutil.copytree(default_catalog_dir(), mine)
     with (mine / "groups.csv").open("a") as f:
         f.write("religion,Jedi,no\n")
     res = run_cli(*cli_args(fake_openai, out, "--group", "Sikhs", "--catalog", mine))
-    assert "(catalog differ)" in one_error_line(res)
+    assert "(another catalog)" in one_error_line(res)
     assert {f: (out / f).read_bytes() for f in before} == before
 
 

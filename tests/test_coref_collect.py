@@ -231,7 +231,7 @@ def test_resume_asks_only_what_is_missing(fake_openai, tmp_path, run_cli):
     mine = tmp_path / "pairs.csv"
     mine.write_text("profession_a,profession_b\nnurse,pilot\n")
     res = collect(fake_openai, out, "--prompt", "late", "--pairs-file", mine, jobs=[])
-    assert "other settings (catalog differ)" in one_line(res)
+    assert "other settings (another catalog)" in one_line(res)
     res = run_cli("collect", "--study", "jobs", "--model", "fake-chat", "--base-url", fake_openai.base_url,
                   "--out", out, "--job", "nurse", env={"OPENAI_API_KEY": TEST_KEY})
     assert "holds a coreference run, not a jobs one" in one_line(res)
