@@ -150,7 +150,7 @@ def test_a_chat_run_is_read_as_001_reads_by_default_and_says_so_in_its_manifest(
     # continuing it with the other reading would mix two rules in one run: refused, nothing touched
     before = (out / "completions.jsonl").read_bytes()
     _, res = _run(tmp_path, "--reading", "marin-eger", out=out)
-    assert res.exit_code == 2 and "options.reading" in res.output and len(res.output.strip().splitlines()) == 1
+    assert res.exit_code == 2 and "sterlie in the run, marin-eger now)" in res.output and len(res.output.strip().splitlines()) == 1
     assert (out / "completions.jsonl").read_bytes() == before
 
 

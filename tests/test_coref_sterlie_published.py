@@ -159,10 +159,10 @@ def test_a_run_is_continued_only_with_its_own_baseline_count(tmp_path):
         assert res.exit_code == 0 and "Asked 42 (" in res.output  # 12 prompts x 2 + 6 baselines x 3
         before = (out / "completions.jsonl").read_bytes()
         res = collect(fake, "--baseline-samples", "4")  # would ask each baseline once more: another run
-        assert res.exit_code == 2 and "options.baseline_samples differ" in res.output
+        assert res.exit_code == 2 and "(baseline samples 3 in the run, 4 now)" in res.output
         assert len(res.output.strip().splitlines()) == 1
         res = collect(fake)  # without: the baselines as often as the prompts, also another run
-        assert res.exit_code == 2 and "options.baseline_samples differ" in res.output
+        assert res.exit_code == 2 and "(baseline samples 3 in the run, " in res.output
         assert (out / "completions.jsonl").read_bytes() == before
         res = collect(fake, "--baseline-samples", "3")
         assert res.exit_code == 0 and "Asked 0 (" in res.output and "42 already answered" in res.output
