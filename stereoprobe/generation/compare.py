@@ -36,7 +36,9 @@ class Comparison:
 
 def _interval(low: float, high: float, fmt: str = "{:.3g}") -> str:
     """``low to high``, or a dash for a row without an interval (the plug-in NMI's)."""
-    return f"{fmt.format(low)} to {fmt.format(high)}" if low == low and high == high else "–"
+    from stereoprobe.generation.frame import range_text
+
+    return range_text(low, high, fmt, missing="–")
 
 
 def compare_runs(study: str, score: Callable[..., Any], runs: Sequence[Path], share: str, what: str,

@@ -72,11 +72,12 @@ def read_texts(run_dir: str | Path, study: str, noun: str, level: float, n_boot:
     return manifest, text_frame(records)
 
 
-def range_text(low: float, high: float, fmt: str) -> str:
-    """``low to high``, or ``no interval`` where a run is too small for one (the terminal never reads "nan")."""
+def range_text(low: float, high: float, fmt: str, missing: str = "no interval") -> str:
+    """``low to high``, or ``missing`` where a run is too small for an interval or a row has none
+    (the terminal and the pages never read "nan")."""
     from stereoprobe.page.numbers import number
 
-    return f"{number(low, fmt)} to {number(high, fmt)}" if low == low and high == high else "no interval"
+    return f"{number(low, fmt)} to {number(high, fmt)}" if low == low and high == high else missing
 
 
 def pct_text(row: Any, interval: bool = True) -> str:
