@@ -209,6 +209,27 @@ def read_manifest(run_dir: str | Path) -> RunManifest | None:
     return m
 
 
+def scored_stamp(manifest: RunManifest) -> dict[str, Any]:
+    """What every study's scores keep of their run and of themselves: when its collect
+    started, whether it had finished (``collect_status``: a page of a run stopped early says
+    so, :func:`stereoprobe.page.shell.meta_line`), which stereoprobe scored it and when."""
+    from stereoprobe import __version__
+    from stereoprobe.store import now_iso
+
+    return {"started_at": manifest.started_at, "collect_status": manifest.status,
+            "stereoprobe_version": __version__, "created_at": now_iso()}
+
+
+def unfinished(status: str | None) -> bool:
+    """Whether a run's collect had not answered every prompt (its numbers are of the prompts
+    answered so far, which need not be a fair part of the design).
+
+    >>> unfinished("stopped"), unfinished("running"), unfinished("complete"), unfinished(None)
+    (True, True, False, False)
+    """
+    return status in ("stopped", "running")
+
+
 def write_manifest(run_dir: str | Path, manifest: RunManifest) -> None:
     from stereoprobe.store import atomic_write
 

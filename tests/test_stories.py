@@ -149,12 +149,15 @@ def test_the_page_names_the_level_the_run_was_scored_at(run_cli, tmp_path):
     assert "95%" not in html and "90% interval" in html and "are 90% intervals" in html
 
 
-def test_score_of_a_run_whose_collect_stopped_says_so(run_cli, tmp_path):
+def test_score_and_page_of_a_run_whose_collect_stopped_say_so(run_cli, tmp_path):
     """A stopped collect's run scored as if complete (any study: `stereoprobe score` reads the
-    manifest's status); a complete run gets no such line."""
+    manifest's status, and every study page's line under its title, page.shell.meta_line, reads
+    the scores' copy of it); a complete run gets no such line."""
     _one_profession_run(run_cli, tmp_path)
     result = run_cli("score", tmp_path / "run", "--bootstrap", "100")
     assert result.exit_code == 0 and "did not finish" not in result.output
+    assert run_cli("report", tmp_path / "run").exit_code == 0
+    assert "did not finish" not in (tmp_path / "run" / "report" / "index.html").read_text(encoding="utf-8")
     path = tmp_path / "run" / "manifest.json"
     path.write_text(json.dumps({**json.loads(path.read_text()), "status": "stopped"}))
     result = run_cli("score", tmp_path / "run", "--bootstrap", "100")
@@ -162,3 +165,6 @@ def test_score_of_a_run_whose_collect_stopped_says_so(run_cli, tmp_path):
     assert ("This run's collect did not finish (status stopped, 20 answers stored): these numbers are of the prompts "
             f"answered so far. The same `stereoprobe collect` command with --out {tmp_path / 'run'} continues it; "
             "then score again.") in result.output
+    assert run_cli("report", tmp_path / "run").exit_code == 0
+    html = (tmp_path / "run" / "report" / "index.html").read_text(encoding="utf-8")
+    assert "<strong>its collect did not finish: these numbers are of the prompts answered so far</strong>" in html

@@ -79,13 +79,13 @@ def _unfinished(run_dir: Path) -> str | None:
     """A line when the run's collect stopped before every prompt was answered: its numbers are of
     the prompts answered so far, which need not be a fair part of the design."""
     from stereoprobe.errors import StereoprobeError
-    from stereoprobe.manifest import read_manifest
+    from stereoprobe.manifest import read_manifest, unfinished
 
     try:
         manifest = read_manifest(run_dir)
     except StereoprobeError:
         return None
-    if manifest.status not in ("stopped", "running"):
+    if manifest is None or not unfinished(manifest.status):
         return None
     held = (manifest.counts or {}).get("records")
     return (f"This run's collect did not finish (status {manifest.status}" + (f", {held:,} answers stored" if held else "")

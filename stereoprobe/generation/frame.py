@@ -105,12 +105,11 @@ def reader_line(meta: dict[str, Any], current: str) -> list[str]:
 
 def run_meta(run_dir: str | Path, manifest: Any, **fields: Any) -> dict[str, Any]:
     """A generation study's meta.json: the run, its model and method, ``fields``, the time."""
-    from stereoprobe import __version__
-    from stereoprobe.store import now_iso
+    from stereoprobe.manifest import scored_stamp
 
     settings = manifest.settings
     return {"run": str(Path(run_dir).resolve()), "model": manifest.model, "mode": manifest.mode,
             "method": settings.options.get("method"), "embedded": settings.backend == "local",
             "design": manifest.design or "default",
             "temperature": settings.temperature, "samples": settings.samples, **fields,
-            "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso()}
+            **scored_stamp(manifest)}

@@ -124,9 +124,18 @@ def fill_shell(title: str, meta: str, findings: Sequence[str], model: str, body:
 
 
 def meta_line(meta: Mapping[str, Any], *parts: object) -> str:
-    """The line under a report's title: the model, ``parts``, when it was scored; escaped.
+    """The line under a report's title: the model, ``parts``, when it was scored, and whether
+    the run's collect had stopped before the end (``collect_status``); escaped.
 
     >>> meta_line({"model": "m<1>", "created_at": "2026-01-01"}, "chat mode")
     'm&lt;1&gt; · chat mode · scored 2026-01-01'
+    >>> meta_line({"model": "m", "created_at": "2026-01-01", "collect_status": "stopped"}).split(" · ")[2]
+    '<strong>its collect did not finish: these numbers are of the prompts answered so far</strong>'
     """
-    return " · ".join(esc(p) for p in (meta.get("model"), *parts, f"scored {meta.get('created_at')}"))
+    from stereoprobe.manifest import unfinished
+
+    line = " · ".join(esc(p) for p in (meta.get("model"), *parts, f"scored {meta.get('created_at')}"))
+    if unfinished(meta.get("collect_status")):
+        line += (" · <strong>its collect did not finish: these numbers are of the prompts answered so far"
+                 "</strong>")
+    return line

@@ -145,9 +145,8 @@ def _prefixes(frame: Any, plan: Any, order: list[str]) -> Any:
 
 def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> CorefScores:
     """Every table of RUN_DIR/coreference/ (see the module docstring)."""
-    from stereoprobe import __version__
+    from stereoprobe.manifest import scored_stamp
     from stereoprobe.stats.analysis import check_options
-    from stereoprobe.store import now_iso
     from stereoprobe.studies.coreference.frame import answer_frame
     from stereoprobe.studies.coreference.inference import ESTIMAND, REACH, STRETCH, TUNED_DF, plan_for
     from stereoprobe.studies.coreference.templates import load_templates
@@ -198,7 +197,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
                                            "(per prefix), prefixes.csv (whole file)",
                        "four_fifths_null": f"answers permuted among the pronouns within each triple, {PERMUTATIONS} "
                                            "permutations, one-sided p"},
-        "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso(),
+        **scored_stamp(manifest),
     }
     return result
 

@@ -284,10 +284,9 @@ def readings(frame: Any, records: Sequence[Any], reading: str | None) -> tuple[A
 def score(run_dir: str | Path, manifest: Any, records: Sequence[Any], level: float, n_boot: int,
           seed: int) -> SterlieScores:
     """Every table of a sterlie run (module docstring)."""
-    from stereoprobe import __version__
+    from stereoprobe.manifest import scored_stamp
     from stereoprobe.errors import DataError
     from stereoprobe.generation.stats import estimand
-    from stereoprobe.store import now_iso
     from stereoprobe.studies.coreference.criteria import four_fifths
     from stereoprobe.studies.coreference.score import MARK, METHODS
 
@@ -333,7 +332,7 @@ def score(run_dir: str | Path, manifest: Any, records: Sequence[Any], level: flo
                                "intervals.mover)",
                        "four_fifths": "he vs she (001: gender binary), answers permuted between he and she within "
                                       "each prompt"},
-        "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso(),
+        **scored_stamp(manifest),
     }
     return SterlieScores({k: v for k, v in tables.items()}, meta)
 

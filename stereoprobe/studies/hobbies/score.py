@@ -88,12 +88,11 @@ def text_table(records: list, labels: Any, brought: Any = None) -> Any:
 def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: int = 0,
           labels_from: str | Path | None = None) -> HobbiesScores:
     """The tables; ``labels_from``: a labels CSV made elsewhere (brought.py), checked whole first."""
-    from stereoprobe import __version__
+    from stereoprobe.manifest import scored_stamp
     from stereoprobe.errors import DataError
     from stereoprobe.generation.records import GenRecord
     from stereoprobe.generation.stats import estimand
     from stereoprobe.stats.analysis import check_options
-    from stereoprobe.store import now_iso
     from stereoprobe.studies.base import read_run
     from stereoprobe.studies.hobbies import stats
     from stereoprobe.studies.hobbies.text import content_words
@@ -129,7 +128,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
         "statistics": {"level": level, "bootstrap": n_boot, "seed": seed, "unit": "name", "estimand": estimand(ESTIMAND_DRAWN),
                        "interval": "t over name means (a name's texts are one cluster); difference: Welch",
                        "nmi_null": f"genders permuted among names ({nmi['permutations']} permutations)"},
-        "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso(),
+        **scored_stamp(manifest),
     }
     return result
 

@@ -141,9 +141,8 @@ def per_job(probes: Any, prompt_set: str, debias: int, setting: str) -> Any:
 
 def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> JobsScores:
     """Every table of RUN_DIR/jobs/ (see the module docstring)."""
-    from stereoprobe import __version__
+    from stereoprobe.manifest import scored_stamp
     from stereoprobe.stats.analysis import check_options
-    from stereoprobe.store import now_iso
     from stereoprobe import names as names_mod
     from stereoprobe.studies.jobs import tables
 
@@ -173,7 +172,7 @@ def score(run_dir: str | Path, level: float = 0.95, n_boot: int = 2000, seed: in
                        "interval": "t-based cluster bootstrap over jobs (stereoprobe.stats)",
                        "correlation_interval": "jackknife on atanh r over jobs (bias-corrected centre, t n-1)",
                        "nmi_null": "job labels permuted within prompt strata (999 permutations)"},
-        "started_at": manifest.started_at, "stereoprobe_version": __version__, "created_at": now_iso(),
+        **scored_stamp(manifest),
     }
     return result
 
