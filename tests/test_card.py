@@ -435,6 +435,12 @@ def test_demonstrations_and_failed_studies_are_said_before_any_number(suites, tm
         "Coreference failed on model-a and is not on the card: scoring: the run has no answers.",
         "Fill-in and anecdotes on model-a are demonstrations of their methods, not findings: the model does not "
         "answer chat prompts, so each was asked another way (its section says how)."]
+    # a model without chat: the suite marks every study a demonstration, the failed one too; "every study" is
+    # then not said, as one of them is not on the card
+    rec = rec.with_entry(replace(rec.entry("coreference"), demonstration="next-word mode, not the chat question"))
+    write_suite(suite, rec)
+    three, _ = card_of(tmp_path, suite, name="card3")
+    assert three["summary"][:2] == two["summary"][:2]
     page2 = (tmp_path / "card2" / "index.html").read_text(encoding="utf-8").replace("&#x27;", "'")
     assert "<strong>A demonstration on model-a.</strong> next-word mode, not the paper's chat question" in page2
     # the "Which model" line names the studies as the headings do, not by their suite keys

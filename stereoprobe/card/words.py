@@ -253,24 +253,19 @@ def _demonstrations(card: Any) -> list[str]:
     for m in card.models:
         out += [f"{STUDY_NAMES.get(s.key, s.key).capitalize()} failed on {m.name} and is not on the card: "
                 f"{s.error.rstrip('.')}." for s in m.studies if s.error]
-        demos = [s for s in m.studies if s.demonstration]
+        demos = [s for s in m.studies if s.demonstration and not s.error]  # a failed study is said above
         if len(demos) == 1:
             s = demos[0]
             out.append(f"{STUDY_NAMES.get(s.key, s.key).capitalize()} on {m.name} is a demonstration, not a "
                        f"finding: {s.demonstration.rstrip('.')}.")
         elif demos:  # a study is a demonstration only on a model without chat (suite.plan.demonstration)
-            names = _listed([STUDY_NAMES.get(s.key, s.key) for s in demos])
+            names = listing([STUDY_NAMES.get(s.key, s.key) for s in demos])
             who = (f"Every study on {m.name} is a demonstration of its method, not a finding" if len(demos) == len(
                 m.studies) else f"{names[0].upper()}{names[1:]} on {m.name} are demonstrations of their methods, "
                 "not findings")
             out.append(f"{who}: the model does not answer chat prompts, so each was asked another way (its section "
                        "says how).")
     return out
-
-
-def _listed(names: list[str]) -> str:
-    """``A, B and C``."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _design(card: Any) -> list[str]:
