@@ -79,8 +79,13 @@ def slug(name: str) -> str:
     'gpt-4o-mini'
     >>> slug("meta-llama/Llama-3.1-8B-Instruct")
     'meta-llama-llama-3.1-8b-instruct'
+    >>> slug("Modèle-Français")  # accents kept as their letters, not dropped with them
+    'modele-francais'
     """
-    return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-") or "model"
+    import unicodedata
+
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9._-]+", "-", ascii_name.lower()).strip("-") or "model"
 
 
 def samples_of(probe: Any, samples: int) -> int:
