@@ -267,6 +267,11 @@ def test_retry_failed_asks_only_the_failed_probes(fake_openai, api_key, tmp_path
     assert sorted(r["error"] is not None for r in lines(out)) == [False] * 4 + [True] * 2
 
     fake_openai.clear()
+    # a dry run into the folder: its figures are of the whole design, and it says what is stored
+    res = run_cli(*cli_args(fake_openai, out, "--group", "atheists", "--max-retries", "0", "--dry-run"))
+    assert res.stdout.startswith("6 requests;") and res.stdout.strip().endswith(
+        f"{out} already holds a complete collect (6 answers): these figures are of the whole design; the same "
+        "command without --dry-run asks nothing, and with --retry-failed only the 2 failed.")
     res = run_cli(*cli_args(fake_openai, out, "--group", "atheists", "--max-retries", "0"))
     assert res.stdout.startswith("Asked 0 (0 ok, 0 refused, 0 unparseable, 0 failed); 6 already answered.")
     assert fake_openai.asked() == []  # without --retry-failed, failed probes wait

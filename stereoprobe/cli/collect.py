@@ -149,7 +149,32 @@ def _collect(study, dry_run, quiet, exempt):
     options = apply(chosen, ctx.params.get("design"), dict(params, given=frozenset(given)))
     if dry_run:
         click.echo(chosen.estimate(options).summary())
+        stored = _stored(chosen.run_dir(options))
+        if stored:
+            click.echo(stored)
         return
     result = chosen.collect(options, progress=not quiet)
     click.echo(result.summary())
     click.echo(result.next_step())
+
+
+def _stored(run_dir):
+    """A line when --dry-run's folder already holds answers: the estimate is of the whole design,
+    and the same command without --dry-run asks only the prompts not yet answered."""
+    from stereoprobe.errors import StereoprobeError
+    from stereoprobe.manifest import read_manifest
+
+    try:
+        manifest = read_manifest(run_dir)
+    except StereoprobeError:
+        return None
+    held = (manifest.counts or {}).get("records") if manifest else None
+    if not held:
+        return None
+    if manifest.status == "complete":
+        failed = (manifest.counts or {}).get("failed") or 0
+        return (f"{run_dir} already holds a complete collect ({held:,} answers): these figures are of the whole "
+                "design; the same command without --dry-run asks nothing"
+                + (f", and with --retry-failed only the {failed:,} failed." if failed else "."))
+    return (f"{run_dir} already holds {held:,} answers of a collect that did not finish: these figures are of the "
+            "whole design; the same command without --dry-run asks only the prompts not yet answered.")

@@ -56,6 +56,10 @@ class Study:
         """What collect would ask (--dry-run); an estimate.Estimate."""
         raise NotImplementedError
 
+    def run_dir(self, options: Mapping[str, Any]) -> Path:
+        """The folder collect writes to: ``--out`` or its default under runs/."""
+        raise NotImplementedError
+
     def score(self, run_dir: Path, options: Mapping[str, Any]) -> tuple[Any, Path]:
         """Score a run: (result, the folder written)."""
         raise NotImplementedError

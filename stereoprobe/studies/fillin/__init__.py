@@ -62,6 +62,11 @@ class FillInStudy(Study):
 
         return run_collect(request_from_options(options), progress=progress)
 
+    def run_dir(self, options: Mapping[str, Any]) -> Path:
+        from stereoprobe.studies.fillin.collect import request_from_options
+
+        return request_from_options(options).run_dir()
+
     def estimate(self, options: Mapping[str, Any]) -> Any:
         from stereoprobe.studies.fillin.collect import estimate_collect, request_from_options
 
