@@ -5,7 +5,6 @@ FakeOpenAI on 127.0.0.1; tests/test_collect.py has the runs that succeed)."""
 
 from __future__ import annotations
 
-import json
 
 import pytest
 from test_collect import MODEL, api, assert_no_key, cli_args, one_error_line

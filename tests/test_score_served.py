@@ -5,7 +5,6 @@ tables worked out by hand below."""
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import pandas as pd
 import pytest
