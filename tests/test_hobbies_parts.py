@@ -157,6 +157,12 @@ def test_one_name_of_a_gender_has_no_interval_not_a_zero_width_one():
     row = stats.label_means(frame, ["Art"]).iloc[0]
     assert row["female_mean"] == pytest.approx(60) and np.isnan(row["female_low"]) and np.isnan(row["female_high"])
     assert (row["male_low"], row["male_high"]) == (0, pytest.approx(97.5))
+    # three names all at 50%: no spread either, so no interval (it read "50 to 50")
+    tied = pd.DataFrame({"name": list("ABCDE"), "gender": ["female"] * 3 + ["male"] * 2,
+                         "Art": [0.5, 0.5, 0.5, 0.2, 0.4]})
+    row = stats.label_means(tied, ["Art"]).iloc[0]
+    assert row["female_mean"] == pytest.approx(50) and np.isnan(row["female_low"]) and np.isnan(row["female_high"])
+    assert (row["male_low"], row["male_high"]) == (0, 100)  # 30 +/- t(1) 12.706 x se 10, cut to 0-100%
 
 
 def test_label_means_cover_the_truth_and_find_the_planted_difference():

@@ -91,10 +91,8 @@ def _mean_interval(x: Any, level: float) -> tuple[float, float]:
         # means this is not unlikely for reach up to 1 - ((1 - level) / 2)^(1 / n) (19.5% for 17 names)
         reach = 100 * (1 - ((1 - level) / 2) ** (1 / len(x)))
         return (0.0, float(reach)) if x[0] == 0 else (float(100 - reach), 100.0)
-    if len(x) < 2:  # one name: no spread to read, and its mean alone says nothing of names like it
-        return (np.nan, np.nan)
-    if np.std(x) == 0:
-        return float(x.mean()), float(x.mean())
+    if len(x) < 2 or np.std(x) == 0:  # one name, or names all at one score between 0 and 100%: no spread
+        return (np.nan, np.nan)  # to read, and a "60 to 60" would claim names like these all score 60
     low, high = t_interval(x.mean(), None, len(x), 1, level, bounds=(0.0, 100.0), se=x.std(ddof=1) / np.sqrt(len(x)),
                            df=len(x) - 1)  # a score is 0-100%: the cut loses no coverage
     return float(low), float(high)
