@@ -1,6 +1,7 @@
 """A group's own intervals and its test against the rest of its category: by hand and at a known truth."""
 
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -148,7 +149,7 @@ def test_bad_options_are_one_line_errors(level, n_boot, seed, wording, message):
 def test_wording_random_widens_what_the_templates_move():
     # strong template effects, no group effect: treating the templates as a sample widens the category's
     # interval and a group's own; the template cells (each its own template) stay as they are
-    scenario = sim.replace(next(s for s in sim.SCENARIOS if s.name == "template-effects"), sd_template=2.5)
+    scenario = replace(next(s for s in sim.SCENARIOS if s.name == "template-effects"), sd_template=2.5)
     rows = sim.prepared(sim.draw(sim.World.make(scenario), np.random.default_rng(5), True)[0])
     fixed, random = share_tables(rows, 0.95, "fixed"), share_tables(rows, 0.95, "random")
 
