@@ -9,6 +9,7 @@ is too narrow.
 """
 
 import sys
+from dataclasses import replace
 
 import pytest
 from conftest import REPO
@@ -19,7 +20,7 @@ import simulate_stats as sim  # noqa: E402
 
 def _scenario(name, **changes):
     base = next(s for s in sim.SCENARIOS + sim.POWER if s.name == name)
-    return sim.replace(base, **changes)
+    return replace(base, **changes)
 
 
 def test_group_intervals_cover_from_below_and_above():
