@@ -1,0 +1,56 @@
+"""Batch files by hand (docs/batch.md, recipe 3): `collect --batch-file` needs no server,
+and a results file is a few lines written here, so each case reads as a user meets it:
+what ingest says, what it stores, what it refuses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from stereoprobe.cli import cli
+
+NOWHERE = "http://127.0.0.1:9/v1"  # --batch-file asks nothing: no server behind it
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], env={"OPENAI_API_KEY": None})
+
+
+def file_run(tmp_path: Path, *select: str, limit: int = 3) -> tuple[Path, Path, list[str]]:
+    """A fill-in run whose requests were written to a file: (run dir, request file, custom_ids)."""
+    run_dir, requests = tmp_path / "run", tmp_path / "requests.jsonl"
+    res = run("collect", "--model", "fake-chat", "--base-url", NOWHERE, "--limit", limit, *select,
+              "--batch-file", requests, "--out", run_dir)
+    assert res.exit_code == 0, res.output
+    return run_dir, requests, [json.loads(x)["custom_id"] for x in requests.read_text().splitlines()]
+
+
+def answer(cid: str, text: str = "1. lazy\n2. old") -> str:
+    """An OpenAI-format output line: a chat completion of fake-chat."""
+    body = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "fake-chat",
+            "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                         "message": {"role": "assistant", "content": text}}]}
+    return json.dumps({"id": "r", "custom_id": cid, "response": {"status_code": 200, "body": body},
+                       "error": None}) + "\n"
+
+
+def failure(cid: str) -> str:
+    return json.dumps({"id": "r", "custom_id": cid, "response": {"status_code": 400, "body": None},
+                       "error": "prompt is too long"}) + "\n"
+
+
+def stored(run_dir: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file() and p.name != ".lock"}
+
+
+def test_the_request_file_given_to_ingest_is_refused_and_nothing_is_stored(tmp_path):
+    run_dir, requests, _ = file_run(tmp_path)
+    before = stored(run_dir)
+    res = run("ingest", run_dir, requests, "-q")
+    lines = res.output.strip().splitlines()
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert "line 1: a request line (custom_id, method, url, body), not a result" in lines[0]
+    assert "(nothing was stored)" in lines[0]
+    assert stored(run_dir) == before
