@@ -54,3 +54,14 @@ def test_the_request_file_given_to_ingest_is_refused_and_nothing_is_stored(tmp_p
     assert "line 1: a request line (custom_id, method, url, body), not a result" in lines[0]
     assert "(nothing was stored)" in lines[0]
     assert stored(run_dir) == before
+
+
+def test_an_empty_results_file_is_refused_and_nothing_is_stored(tmp_path):
+    run_dir, _, _ = file_run(tmp_path)
+    before = stored(run_dir)
+    (tmp_path / "results.jsonl").write_text("\n")
+    res = run("ingest", run_dir, tmp_path / "results.jsonl", "-q")
+    lines = res.output.strip().splitlines()
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert "results.jsonl holds no results" in lines[0] and "(nothing was stored)" in lines[0]
+    assert stored(run_dir) == before

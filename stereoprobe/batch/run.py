@@ -207,6 +207,9 @@ def _ingest(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest: Any
     """stereoprobe ingest: a whole results file checked, then stored."""
     path = Path(spec.path)
     lines = check_results(path, job.asked(), manifest.settings.model)
+    if not lines:
+        raise DataError(f"{path} holds no results (not one line); give the output file the batch wrote "
+                        "(nothing was stored).")
     store_results(job, store, existing, result, iter_results(path), progress, lines)
     manifest.batch.setdefault("ingested", []).append({"path": str(path), "lines": lines, "stored": result.asked,
                                                        "at": now_iso()})
