@@ -65,3 +65,24 @@ def test_an_empty_results_file_is_refused_and_nothing_is_stored(tmp_path):
     assert res.exit_code == 2 and len(lines) == 1, res.output
     assert "results.jsonl holds no results" in lines[0] and "(nothing was stored)" in lines[0]
     assert stored(run_dir) == before
+
+
+def test_after_ingest_the_next_step_is_an_ingest_or_a_request_file_not_the_same_command(tmp_path):
+    run_dir, _, ids = file_run(tmp_path)
+    results = tmp_path / "results.jsonl"
+    results.write_text(answer(ids[0]) + failure(ids[1]))  # the third probe's result is not there
+    res = run("ingest", run_dir, results, "-q")
+    assert res.exit_code == 0, res.output
+    assert "repeat the same command" not in res.output and "sentiment" not in res.output  # not complete
+    assert (f"Next: `stereoprobe ingest {run_dir} MORE.jsonl` with the results of the 1 probe not answered yet, or "
+            "the collect command that wrote the requests, with --retry-failed --batch-file NEW.jsonl, writes them "
+            "and the 1 failed probe again.") in res.output
+    results.write_text(answer(ids[2]))
+    res = run("ingest", run_dir, results, "-q")
+    assert res.exit_code == 0, res.output
+    assert ("Next: the collect command that wrote the requests, with --retry-failed --batch-file NEW.jsonl, writes "
+            f"the 1 failed probe again (then ingest its results), or `stereoprobe sentiment {run_dir}` scores the "
+            "run without it.") in res.output
+    results.write_text(answer(ids[1]))
+    res = run("ingest", run_dir, results, "-q")
+    assert res.exit_code == 0 and res.output.strip().endswith(f"Next: `stereoprobe sentiment {run_dir}`."), res.output

@@ -217,7 +217,29 @@ def _ingest(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest: Any
     if result.incomplete:
         result.lines.append(f"{result.incomplete:,} probes have results for only some of their requests; they are "
                             "not stored (give the rest in another results file).")
+    result.next_line = _after_ingest(job, existing, store.dir, result.score_command)
     return "complete" if all((p.probe_id, s) in existing for p, s in job.index.values()) else "stopped"
+
+
+def _after_ingest(job: Job, existing: dict, run_dir: Path, score: str) -> str:
+    """The next step after an ingest: more results, the requests written again, or the score
+    ("" when every probe is answered: the score, as a live run says it)."""
+    from stereoprobe.page.numbers import counted
+
+    keys = job.keys()
+    missing = sum(key not in existing for key in keys)
+    failed = sum(key in existing and existing[key].status == "failed" for key in keys)
+    if missing:
+        again = ("the collect command that wrote the requests, with --retry-failed --batch-file NEW.jsonl, writes "
+                 f"them and the {counted(failed, 'failed probe')} again") if failed else \
+            "the collect command that wrote the requests, with --batch-file NEW.jsonl, writes them again"
+        return (f"Next: `stereoprobe ingest {run_dir} MORE.jsonl` with the results of the "
+                f"{counted(missing, 'probe')} not answered yet, or {again}.")
+    if failed:
+        return ("Next: the collect command that wrote the requests, with --retry-failed --batch-file NEW.jsonl, "
+                f"writes the {counted(failed, 'failed probe')} again (then ingest its results), or "
+                f"`stereoprobe {score} {run_dir}` scores the run without {'it' if failed == 1 else 'them'}.")
+    return ""
 
 
 def store_results(job: Job, store: Any, existing: dict, result: BatchResult, results: Iterable[Result],
