@@ -86,3 +86,21 @@ def test_after_ingest_the_next_step_is_an_ingest_or_a_request_file_not_the_same_
     results.write_text(answer(ids[1]))
     res = run("ingest", run_dir, results, "-q")
     assert res.exit_code == 0 and res.output.strip().endswith(f"Next: `stereoprobe sentiment {run_dir}`."), res.output
+
+
+def test_a_probe_of_several_requests_is_stored_from_one_file_that_has_them_all(tmp_path):
+    select = ("--study", "coreference", "--job", "nurse", "--job", "pilot", "--prompt", "late", "--mode", "next-word")
+    run_dir, _, ids = file_run(tmp_path, *select, limit=1)
+    assert ids == [ids[0][:-2] + "-0", ids[0][:-2] + "-1"]  # one probe, two continuations scored
+    first, rest, both = tmp_path / "first.jsonl", tmp_path / "rest.jsonl", tmp_path / "both.jsonl"
+    first.write_text(failure(ids[0]))
+    rest.write_text(failure(ids[1]))
+    both.write_text(failure(ids[0]) + failure(ids[1]))
+    res = run("ingest", run_dir, first, "-q")
+    assert res.exit_code == 0, res.output
+    assert ("1 probe has results for only some of its requests; it is not stored: give all of a probe's results "
+            "in one file (join the files: cat A.jsonl B.jsonl > ALL.jsonl).") in res.output
+    assert run("ingest", run_dir, rest, "-q").exit_code == 0
+    assert (run_dir / "completions.jsonl").read_text() == ""  # the rest alone is as incomplete
+    assert run("ingest", run_dir, both, "-q").exit_code == 0
+    assert len((run_dir / "completions.jsonl").read_text().splitlines()) == 1

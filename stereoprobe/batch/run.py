@@ -215,8 +215,10 @@ def _ingest(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest: Any
                                                        "at": now_iso()})
     result.lines = [f"Read {lines:,} results from {path}."]
     if result.incomplete:
-        result.lines.append(f"{result.incomplete:,} probes have results for only some of their requests; they are "
-                            "not stored (give the rest in another results file).")
+        one = result.incomplete == 1
+        result.lines.append(f"{result.incomplete:,} {'probe has' if one else 'probes have'} results for only some of "
+                            f"{'its' if one else 'their'} requests; {'it is' if one else 'they are'} not stored: give "
+                            "all of a probe's results in one file (join the files: cat A.jsonl B.jsonl > ALL.jsonl).")
     result.next_line = _after_ingest(job, existing, store.dir, result.score_command)
     return "complete" if all((p.probe_id, s) in existing for p, s in job.index.values()) else "stopped"
 
