@@ -104,3 +104,19 @@ def test_a_probe_of_several_requests_is_stored_from_one_file_that_has_them_all(t
     assert (run_dir / "completions.jsonl").read_text() == ""  # the rest alone is as incomplete
     assert run("ingest", run_dir, both, "-q").exit_code == 0
     assert len((run_dir / "completions.jsonl").read_text().splitlines()) == 1
+
+
+def test_a_run_begun_with_a_relative_file_is_ingested_from_another_folder(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pairs.csv").write_text("profession_a,profession_b\nnurse,pilot\n")
+    monkeypatch.chdir(project)
+    res = run("collect", "--study", "coreference", "--model", "fake-chat", "--base-url", NOWHERE, "--pairs-file",
+              "pairs.csv", "--prompt", "late", "--batch-file", "requests.jsonl", "--out", "runs/p")
+    assert res.exit_code == 0, res.output
+    ids = [json.loads(x)["custom_id"] for x in (project / "requests.jsonl").read_text().splitlines()]
+    (project / "results.jsonl").write_text("".join(answer(i, "The nurse was late.") for i in ids))
+    monkeypatch.chdir(tmp_path)
+    res = run("ingest", project / "runs" / "p", project / "results.jsonl", "-q")
+    assert res.exit_code == 0, res.output
+    assert f"Stored {len(ids)} answers ({len(ids)} ok" in res.output
