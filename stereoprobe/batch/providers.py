@@ -143,7 +143,9 @@ def _store_batch(job: Any, client: Any, store: Any, existing: dict, manifest: An
     job.note_parts(asked)
     out = store.dir / b["input"].replace(".jsonl", ".out.jsonl")
     client.download(b["id"], out)
-    lines = check_results(out, asked, manifest.settings.model)
+    # the run's own batch: its replies are of the model asked, whatever name the provider gives it (an alias's
+    # dated model: claude-sonnet-4-0 replies as claude-sonnet-4-20250514); a refusal would stop every run again
+    lines = check_results(out, asked, None)
     store_results(job, store, existing, result, iter_results(out), False, lines)
     answered = {r.custom_id for r in iter_results(out)}
     why = f"batch: the batch {status.state} before this request ran" + (f" ({status.detail})" if status.detail else "")

@@ -1,0 +1,37 @@
+"""What a provider's batch replies carry that a results file given by hand does not
+(docs/batch.md, recipes 1 and 2): the replies of the run's own batches, however the
+provider names the model that wrote them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from conftest import TEST_KEY
+from fake_batches import FakeBatches
+from fake_openai import FakeOpenAI
+
+from stereoprobe.cli import cli
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_batch_answered_under_the_models_dated_name_is_stored(tmp_path, provider):
+    """An alias resolves to a dated model of another spelling (Anthropic's claude-sonnet-4-0
+    replies as claude-sonnet-4-20250514): the run's own batch is stored, not refused."""
+    with FakeOpenAI(api_key=TEST_KEY, models=("fake-4-0",)) as live, FakeBatches(live, api_key=TEST_KEY) as batches:
+        asked = batches.answer
+
+        def dated(url, body):
+            status, reply = asked(url, body)
+            return status, {**reply, "model": "fake-4-20250514"}
+
+        batches.answer = dated
+        url = batches.base_url if provider == "openai" else batches.anthropic_url
+        res = CliRunner().invoke(cli, ["collect", "--model", "fake-4-0", "--base-url", url, "--limit", "2", "-q",
+                                       "--batch", provider, "--poll-interval", "0", "--out", str(tmp_path / "run")],
+                                 env={"OPENAI_API_KEY": TEST_KEY, "ANTHROPIC_API_KEY": TEST_KEY})
+    assert res.exit_code == 0, res.output
+    assert "Stored 2 answers (2 ok" in res.output
+    rows = [json.loads(x) for x in (tmp_path / "run" / "completions.jsonl").read_text().splitlines()]
+    assert [r["error"] for r in rows] == [None, None]
