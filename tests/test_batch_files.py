@@ -120,3 +120,22 @@ def test_a_run_begun_with_a_relative_file_is_ingested_from_another_folder(tmp_pa
     res = run("ingest", project / "runs" / "p", project / "results.jsonl", "-q")
     assert res.exit_code == 0, res.output
     assert f"Stored {len(ids)} answers ({len(ids)} ok" in res.output
+
+
+def test_one_request_one_result_one_answer_are_singular(tmp_path):
+    run_dir, requests, ids = file_run(tmp_path, limit=1)
+    res = run("collect", "--model", "fake-chat", "--base-url", NOWHERE, "--limit", 2, "--batch-file",
+              tmp_path / "more.jsonl", "--out", run_dir)
+    assert res.exit_code == 0 and "Wrote 2 requests to" in res.output, res.output
+    (tmp_path / "results.jsonl").write_text(answer(ids[0]))
+    res = run("ingest", run_dir, tmp_path / "results.jsonl", "-q")
+    assert res.exit_code == 0, res.output
+    assert f"Read 1 result from {tmp_path / 'results.jsonl'}." in res.output
+    assert "Stored 1 answer (1 ok, 0 refused, 0 unparseable, 0 failed); 0 already stored." in res.output
+    res = run("collect", "--model", "fake-chat", "--base-url", NOWHERE, "--limit", 1, "--batch", "openai",
+              "--dry-run", "--out", tmp_path / "dry")
+    assert res.exit_code == 0 and "1 request in 1 openai batch (at most" in res.output, res.output
+    fresh = tmp_path / "fresh.jsonl"
+    res = run("collect", "--model", "fake-chat", "--base-url", NOWHERE, "--limit", 1, "--batch-file", fresh,
+              "--out", tmp_path / "one")
+    assert res.exit_code == 0 and f"Wrote 1 request to {fresh} (" in res.output, res.output

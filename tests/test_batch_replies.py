@@ -35,3 +35,21 @@ def test_a_batch_answered_under_the_models_dated_name_is_stored(tmp_path, provid
     assert "Stored 2 answers (2 ok" in res.output
     rows = [json.loads(x) for x in (tmp_path / "run" / "completions.jsonl").read_text().splitlines()]
     assert [r["error"] for r in rows] == [None, None]
+
+
+
+def test_a_batch_of_one_request_is_told_in_the_singular(tmp_path):
+    with FakeOpenAI(api_key=TEST_KEY) as live, FakeBatches(live, api_key=TEST_KEY) as batches:
+        batches.expire, batches.expire_after = True, 0  # the one request expires: a failed probe
+        res = CliRunner().invoke(cli, ["collect", "--model", "fake-chat", "--base-url", batches.base_url, "--limit",
+                                       "1", "-q", "--batch", "openai", "--poll-interval", "0", "--out",
+                                       str(tmp_path / "run")], env={"OPENAI_API_KEY": TEST_KEY})
+        assert res.exit_code == 0, res.output
+        assert "Stored 1 answer (0 ok, 0 refused, 0 unparseable, 1 failed); 0 already stored." in res.output
+        assert "to ask the 1 failed probe again" in res.output
+        manifest = tmp_path / "run" / "manifest.json"  # as if killed before its batch was marked stored
+        state = json.loads(manifest.read_text())
+        state["batch"]["batches"][0]["done"] = False
+        manifest.write_text(json.dumps(state))
+        res = CliRunner().invoke(cli, ["batch", "cancel", str(tmp_path / "run")], env={"OPENAI_API_KEY": TEST_KEY})
+    assert res.exit_code == 0 and "Batch batch_1 (1 request): expired." in res.output, res.output
