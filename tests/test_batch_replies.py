@@ -53,3 +53,16 @@ def test_a_batch_of_one_request_is_told_in_the_singular(tmp_path):
         manifest.write_text(json.dumps(state))
         res = CliRunner().invoke(cli, ["batch", "cancel", str(tmp_path / "run")], env={"OPENAI_API_KEY": TEST_KEY})
     assert res.exit_code == 0 and "Batch batch_1 (1 request): expired." in res.output, res.output
+
+
+def test_an_endpoint_without_a_batch_api_is_told_to_check_the_url_not_to_run_again(tmp_path):
+    with FakeOpenAI(api_key=TEST_KEY) as live:  # chat completions only: no /v1/files, no /v1/batches
+        url = live.base_url
+        res = CliRunner().invoke(cli, ["collect", "--model", "fake-chat", "--base-url", url, "--limit", "1",
+                                       "--batch", "openai", "--out", str(tmp_path / "run")],
+                                 env={"OPENAI_API_KEY": TEST_KEY})
+    lines = res.output.strip().splitlines()
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert "could not upload the requests (HTTP 404" in lines[0]
+    assert lines[0].endswith(f"nothing is lost: check that --base-url {url} serves the openai batch API.")
+    assert "run the same command again" not in lines[0]  # it would be refused again
