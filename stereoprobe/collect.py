@@ -68,7 +68,7 @@ class CollectResult:
         """The command to run next: retry the failures, or score the run."""
         if self.totals.get("failed"):
             return (f"Next: repeat the same command with --retry-failed to ask the "
-                    f"{self.totals['failed']} failed probes again, then `stereoprobe {self.score_command} {self.run_dir}`.")
+                    f"{self.totals['failed']} failed probe{'' if self.totals['failed'] == 1 else 's'} again, then `stereoprobe {self.score_command} {self.run_dir}`.")
         return f"Next: `stereoprobe {self.score_command} {self.run_dir}`."
 
 

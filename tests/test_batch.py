@@ -133,7 +133,7 @@ def test_logprob_modes_through_a_batch_file_and_openai_give_the_live_records(fak
     several = next(i for i in ids if i.endswith("-0") and i[:-2] + "-1" in ids)
     (tmp_path / "part.jsonl").write_text(every[ids.index(several)] + "\n")  # one probe's first request of several
     res = run("ingest", tmp_path / "file", tmp_path / "part.jsonl", "-q")
-    assert res.exit_code == 0 and "1 probes have results for only some of their requests" in res.output, res.output
+    assert res.exit_code == 0 and "1 probe has results for only some of its requests" in res.output, res.output
     assert (tmp_path / "file" / "completions.jsonl").read_text() == ""
     assert run("ingest", tmp_path / "file", tmp_path / "results.jsonl", "-q").exit_code == 0
     assert without_time(records(tmp_path / "file")) == want

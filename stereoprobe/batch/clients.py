@@ -81,9 +81,12 @@ class _Batches:
             raise BackendError(f"The {self.name} batch API at {self._client.base_url} rejected the API key (401): "
                                "check the key in the environment variable you named.") from None
         except status as exc:
-            raise BackendError(scrub(f"The {self.name} batch API could not {what} (HTTP {exc.status_code}: "
-                                     f"{_short(str(exc.message))}); nothing is lost: run the same command again.",
-                                     self._key)) from None
+            code = exc.status_code
+            then = ("run the same command again" if code in (408, 409, 429) or code >= 500 else
+                    f"check that --base-url {str(self._client.base_url).rstrip('/')} serves the {self.name} batch API"
+                    if code in (404, 405) else "act on the provider's message, then run the same command again")
+            raise BackendError(scrub(f"The {self.name} batch API could not {what} (HTTP {code}: "
+                                     f"{_short(str(exc.message))}); nothing is lost: {then}.", self._key)) from None
         except connection as exc:
             raise BackendError(scrub(f"Cannot reach the {self.name} batch API at {self._client.base_url} to {what} "
                                      f"({_short(str(exc.__cause__ or exc))}); check --base-url and the network, "

@@ -76,6 +76,9 @@ def parse_line(obj: Any, number: int, where: str) -> Result:
     if not isinstance(obj, dict) or not isinstance(obj.get("custom_id"), str):
         raise DataError(f"{where} line {number}: not a batch output line (no custom_id); give the output file "
                         "the batch wrote, OpenAI or vllm run-batch format (nothing was stored).")
+    if "response" not in obj and "error" not in obj and "body" in obj:
+        raise DataError(f"{where} line {number}: a request line (custom_id, method, url, body), not a result; give "
+                        "the output file the batch wrote from it, not the request file (nothing was stored).")
     response = obj.get("response")
     body = response.get("body") if isinstance(response, dict) else None
     if isinstance(response, dict) and response.get("status_code") == 200 and isinstance(body, dict) \

@@ -23,6 +23,7 @@ from stereoprobe.batch.clients import LIMITS, make_client
 from stereoprobe.batch.files import Result, check_results, iter_results
 from stereoprobe.batch.seam import owner
 from stereoprobe.errors import DataError
+from stereoprobe.page.numbers import counted
 from stereoprobe.store import now_iso
 
 
@@ -82,7 +83,8 @@ def submit_and_poll(job: Any, spec: Any, store: Any, existing: dict, manifest: A
     _poll(job, spec, client, store, existing, manifest, result, progress, interrupted)
     open_ = [b for b in batches if not b["done"]]
     if open_:
-        result.lines.append(f"{len(open_)} batches go on at {spec.provider}; run the same command again to store "
+        some = "1 batch goes" if len(open_) == 1 else f"{len(open_)} batches go"
+        result.lines.append(f"{some} on at {spec.provider}; run the same command again to store "
                             f"their answers, or `stereoprobe batch cancel {store.dir}`.")
         result.next_line = "Next: the same command again, once the batches have ended (within 24 h)."
         return "stopped"
@@ -143,7 +145,9 @@ def _store_batch(job: Any, client: Any, store: Any, existing: dict, manifest: An
     job.note_parts(asked)
     out = store.dir / b["input"].replace(".jsonl", ".out.jsonl")
     client.download(b["id"], out)
-    lines = check_results(out, asked, manifest.settings.model)
+    # the run's own batch: its replies are of the model asked, whatever name the provider gives it (an alias's
+    # dated model: claude-sonnet-4-0 replies as claude-sonnet-4-20250514); a refusal would stop every run again
+    lines = check_results(out, asked, None)
     store_results(job, store, existing, result, iter_results(out), False, lines)
     answered = {r.custom_id for r in iter_results(out)}
     why = f"batch: the batch {status.state} before this request ran" + (f" ({status.detail})" if status.detail else "")
@@ -166,7 +170,7 @@ def cancel_batches(run_dir: Path, options: dict) -> list[str]:
         raise DataError(f"{run_dir} wrote a request file (--batch-file), submitted nothing: nothing to cancel.")
     client = make_client(state["provider"], options)
     open_ = [b for b in state.get("batches", []) if not b["done"]]
-    lines = [f"Batch {b['id']} ({b['requests']:,} requests): {client.cancel(b['id'])}." for b in open_]
+    lines = [f"Batch {b['id']} ({counted(b['requests'], 'request')}): {client.cancel(b['id'])}." for b in open_]
     if not open_:
         return [f"No batch of {run_dir} is under way; nothing to cancel."]
     return [*lines, "Next: the same collect command stores what they answered (the rest as failed; "
@@ -194,7 +198,7 @@ def dry_run(job: Any, spec: Any, out: Path, backend: Any) -> Any:
             size += len(line.encode("utf-8"))
             requests += 1
     per_batch, most = limits(spec.provider, spec.limit)
-    text = (f"{requests:,} requests in {parts} {spec.provider} batch{'es' if parts != 1 else ''} (at most "
+    text = (f"{counted(requests, 'request')} in {parts} {spec.provider} batch{'es' if parts != 1 else ''} (at most "
             f"{per_batch:,} requests and {most // 2**20} MB each; {size / 2**20:.1f} MB in all); about "
             f"{prompt_tokens:,} prompt tokens, at most {completion_max:,} completion tokens")
     if spec.price_in is not None or spec.price_out is not None:

@@ -21,6 +21,7 @@ from stereoprobe.batch import PROVIDERS, BatchSpec, custom_id
 from stereoprobe.batch.files import Result, check_results, iter_results, request_line
 from stereoprobe.collect import CollectResult
 from stereoprobe.errors import DataError
+from stereoprobe.page.numbers import counted
 from stereoprobe.store import now_iso
 
 
@@ -36,7 +37,7 @@ class BatchResult(CollectResult):
     def summary(self) -> str:
         now = ", ".join(f"{self.counts.get(s, 0)} {s}" for s in ("ok", "refused", "unparseable", "failed"))
         total = ", ".join(f"{self.totals.get(s, 0)} {s}" for s in ("ok", "refused", "unparseable", "failed"))
-        stored = (f"Stored {self.asked} answers ({now}); {self.skipped} already stored. Run {self.run_dir}: {total}."
+        stored = (f"Stored {counted(self.asked, 'answer')} ({now}); {self.skipped} already stored. Run {self.run_dir}: {total}."
                   if self.kind not in ("file", "dry-run") else "")
         return "\n".join([*self.lines, stored]).strip()
 
@@ -194,8 +195,8 @@ def _write_file(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest:
         raise DataError(f"Cannot write {path} ({exc.strerror}); give --batch-file a writable path.") from None
     manifest.batch.setdefault("files", []).append({"path": str(path), "requests": written, "probes": len(todo),
                                                     "written_at": now_iso()})
-    many = f" for {len(todo):,} probes" if written != len(todo) else ""
-    result.lines = [f"Wrote {written:,} requests{many} to {path} (OpenAI batch format; {result.skipped:,} already "
+    many = f" for {counted(len(todo), 'probe')}" if written != len(todo) else ""
+    result.lines = [f"Wrote {counted(written, 'request')}{many} to {path} (OpenAI batch format; {result.skipped:,} already "
                     f"answered). Nothing was asked."]
     result.next_line = (f"Next: run them (e.g. `vllm run-batch -i {path} -o results.jsonl --model "
                         f"{manifest.settings.model}`), then `stereoprobe ingest {store.dir} results.jsonl`.")
@@ -207,14 +208,39 @@ def _ingest(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest: Any
     """stereoprobe ingest: a whole results file checked, then stored."""
     path = Path(spec.path)
     lines = check_results(path, job.asked(), manifest.settings.model)
+    if not lines:
+        raise DataError(f"{path} holds no results (not one line); give the output file the batch wrote "
+                        "(nothing was stored).")
     store_results(job, store, existing, result, iter_results(path), progress, lines)
     manifest.batch.setdefault("ingested", []).append({"path": str(path), "lines": lines, "stored": result.asked,
                                                        "at": now_iso()})
-    result.lines = [f"Read {lines:,} results from {path}."]
+    result.lines = [f"Read {counted(lines, 'result')} from {path}."]
     if result.incomplete:
-        result.lines.append(f"{result.incomplete:,} probes have results for only some of their requests; they are "
-                            "not stored (give the rest in another results file).")
+        one = result.incomplete == 1
+        result.lines.append(f"{result.incomplete:,} {'probe has' if one else 'probes have'} results for only some of "
+                            f"{'its' if one else 'their'} requests; {'it is' if one else 'they are'} not stored: give "
+                            "all of a probe's results in one file (join the files: cat A.jsonl B.jsonl > ALL.jsonl).")
+    result.next_line = _after_ingest(job, existing, store.dir, result.score_command)
     return "complete" if all((p.probe_id, s) in existing for p, s in job.index.values()) else "stopped"
+
+
+def _after_ingest(job: Job, existing: dict, run_dir: Path, score: str) -> str:
+    """The next step after an ingest: more results, the requests written again, or the score
+    ("" when every probe is answered: the score, as a live run says it)."""
+    keys = job.keys()
+    missing = sum(key not in existing for key in keys)
+    failed = sum(key in existing and existing[key].status == "failed" for key in keys)
+    if missing:
+        again = ("the collect command that wrote the requests, with --retry-failed --batch-file NEW.jsonl, writes "
+                 f"them and the {counted(failed, 'failed probe')} again") if failed else \
+            "the collect command that wrote the requests, with --batch-file NEW.jsonl, writes them again"
+        return (f"Next: `stereoprobe ingest {run_dir} MORE.jsonl` with the results of the "
+                f"{counted(missing, 'probe')} not answered yet, or {again}.")
+    if failed:
+        return ("Next: the collect command that wrote the requests, with --retry-failed --batch-file NEW.jsonl, "
+                f"writes the {counted(failed, 'failed probe')} again (then ingest its results), or "
+                f"`stereoprobe {score} {run_dir}` scores the run without {'it' if failed == 1 else 'them'}.")
+    return ""
 
 
 def store_results(job: Job, store: Any, existing: dict, result: BatchResult, results: Iterable[Result],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -46,7 +47,8 @@ def batch_spec(ctx: click.Context) -> Any:
                 raise click.UsageError(f"--{name.replace('_', '-')} applies with --batch openai|anthropic.")
     if not p.get("batch") and not p.get("batch_file"):
         return None
-    kept = {k: _plain(v) for k, v in p.items() if k not in _TRANSIENT}
+    files = {q.name for q in ctx.command.params if isinstance(q.type, click.Path)}
+    kept = {k: _plain(v, absolute=k in files) for k, v in p.items() if k not in _TRANSIENT}
     if p.get("batch_file"):
         return BatchSpec("file", path=Path(p["batch_file"]), options=kept)
     return BatchSpec("dry-run" if p.get("dry_run") else p["batch"], provider=p["batch"], options=kept,
@@ -54,7 +56,10 @@ def batch_spec(ctx: click.Context) -> Any:
                      price_out=p.get("price_out"))
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: Any, absolute: bool = False) -> Any:
+    """An option's value for the manifest; a file's path absolute (ingest may run in another folder)."""
+    if absolute and value is not None:
+        return os.path.abspath(value)
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, tuple):

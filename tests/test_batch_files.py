@@ -1,0 +1,141 @@
+"""Batch files by hand (docs/batch.md, recipe 3): `collect --batch-file` needs no server,
+and a results file is a few lines written here, so each case reads as a user meets it:
+what ingest says, what it stores, what it refuses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from stereoprobe.cli import cli
+
+NOWHERE = "http://127.0.0.1:9/v1"  # --batch-file asks nothing: no server behind it
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], env={"OPENAI_API_KEY": None})
+
+
+def file_run(tmp_path: Path, *select: str, limit: int = 3) -> tuple[Path, Path, list[str]]:
+    """A fill-in run whose requests were written to a file: (run dir, request file, custom_ids)."""
+    run_dir, requests = tmp_path / "run", tmp_path / "requests.jsonl"
+    res = run("collect", "--model", "fake-chat", "--base-url", NOWHERE, "--limit", limit, *select,
+              "--batch-file", requests, "--out", run_dir)
+    assert res.exit_code == 0, res.output
+    return run_dir, requests, [json.loads(x)["custom_id"] for x in requests.read_text().splitlines()]
+
+
+def answer(cid: str, text: str = "1. lazy\n2. old") -> str:
+    """An OpenAI-format output line: a chat completion of fake-chat."""
+    body = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "fake-chat",
+            "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                         "message": {"role": "assistant", "content": text}}]}
+    return json.dumps({"id": "r", "custom_id": cid, "response": {"status_code": 200, "body": body},
+                       "error": None}) + "\n"
+
+
+def failure(cid: str) -> str:
+    return json.dumps({"id": "r", "custom_id": cid, "response": {"status_code": 400, "body": None},
+                       "error": "prompt is too long"}) + "\n"
+
+
+def stored(run_dir: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file() and p.name != ".lock"}
+
+
+def test_the_request_file_given_to_ingest_is_refused_and_nothing_is_stored(tmp_path):
+    run_dir, requests, _ = file_run(tmp_path)
+    before = stored(run_dir)
+    res = run("ingest", run_dir, requests, "-q")
+    lines = res.output.strip().splitlines()
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert "line 1: a request line (custom_id, method, url, body), not a result" in lines[0]
+    assert "(nothing was stored)" in lines[0]
+    assert stored(run_dir) == before
+
+
+def test_an_empty_results_file_is_refused_and_nothing_is_stored(tmp_path):
+    run_dir, _, _ = file_run(tmp_path)
+    before = stored(run_dir)
+    (tmp_path / "results.jsonl").write_text("\n")
+    res = run("ingest", run_dir, tmp_path / "results.jsonl", "-q")
+    lines = res.output.strip().splitlines()
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert "results.jsonl holds no results" in lines[0] and "(nothing was stored)" in lines[0]
+    assert stored(run_dir) == before
+
+
+def test_after_ingest_the_next_step_is_an_ingest_or_a_request_file_not_the_same_command(tmp_path):
+    run_dir, _, ids = file_run(tmp_path)
+    results = tmp_path / "results.jsonl"
+    results.write_text(answer(ids[0]) + failure(ids[1]))  # the third probe's result is not there
+    res = run("ingest", run_dir, results, "-q")
+    assert res.exit_code == 0, res.output
+    assert "repeat the same command" not in res.output and "sentiment" not in res.output  # not complete
+    assert (f"Next: `stereoprobe ingest {run_dir} MORE.jsonl` with the results of the 1 probe not answered yet, or "
+            "the collect command that wrote the requests, with --retry-failed --batch-file NEW.jsonl, writes them "
+            "and the 1 failed probe again.") in res.output
+    results.write_text(answer(ids[2]))
+    res = run("ingest", run_dir, results, "-q")
+    assert res.exit_code == 0, res.output
+    assert ("Next: the collect command that wrote the requests, with --retry-failed --batch-file NEW.jsonl, writes "
+            f"the 1 failed probe again (then ingest its results), or `stereoprobe sentiment {run_dir}` scores the "
+            "run without it.") in res.output
+    results.write_text(answer(ids[1]))
+    res = run("ingest", run_dir, results, "-q")
+    assert res.exit_code == 0 and res.output.strip().endswith(f"Next: `stereoprobe sentiment {run_dir}`."), res.output
+
+
+def test_a_probe_of_several_requests_is_stored_from_one_file_that_has_them_all(tmp_path):
+    select = ("--study", "coreference", "--job", "nurse", "--job", "pilot", "--prompt", "late", "--mode", "next-word")
+    run_dir, _, ids = file_run(tmp_path, *select, limit=1)
+    assert ids == [ids[0][:-2] + "-0", ids[0][:-2] + "-1"]  # one probe, two continuations scored
+    first, rest, both = tmp_path / "first.jsonl", tmp_path / "rest.jsonl", tmp_path / "both.jsonl"
+    first.write_text(failure(ids[0]))
+    rest.write_text(failure(ids[1]))
+    both.write_text(failure(ids[0]) + failure(ids[1]))
+    res = run("ingest", run_dir, first, "-q")
+    assert res.exit_code == 0, res.output
+    assert ("1 probe has results for only some of its requests; it is not stored: give all of a probe's results "
+            "in one file (join the files: cat A.jsonl B.jsonl > ALL.jsonl).") in res.output
+    assert run("ingest", run_dir, rest, "-q").exit_code == 0
+    assert (run_dir / "completions.jsonl").read_text() == ""  # the rest alone is as incomplete
+    assert run("ingest", run_dir, both, "-q").exit_code == 0
+    assert len((run_dir / "completions.jsonl").read_text().splitlines()) == 1
+
+
+def test_a_run_begun_with_a_relative_file_is_ingested_from_another_folder(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pairs.csv").write_text("profession_a,profession_b\nnurse,pilot\n")
+    monkeypatch.chdir(project)
+    res = run("collect", "--study", "coreference", "--model", "fake-chat", "--base-url", NOWHERE, "--pairs-file",
+              "pairs.csv", "--prompt", "late", "--batch-file", "requests.jsonl", "--out", "runs/p")
+    assert res.exit_code == 0, res.output
+    ids = [json.loads(x)["custom_id"] for x in (project / "requests.jsonl").read_text().splitlines()]
+    (project / "results.jsonl").write_text("".join(answer(i, "The nurse was late.") for i in ids))
+    monkeypatch.chdir(tmp_path)
+    res = run("ingest", project / "runs" / "p", project / "results.jsonl", "-q")
+    assert res.exit_code == 0, res.output
+    assert f"Stored {len(ids)} answers ({len(ids)} ok" in res.output
+
+
+def test_one_request_one_result_one_answer_are_singular(tmp_path):
+    run_dir, requests, ids = file_run(tmp_path, limit=1)
+    res = run("collect", "--model", "fake-chat", "--base-url", NOWHERE, "--limit", 2, "--batch-file",
+              tmp_path / "more.jsonl", "--out", run_dir)
+    assert res.exit_code == 0 and "Wrote 2 requests to" in res.output, res.output
+    (tmp_path / "results.jsonl").write_text(answer(ids[0]))
+    res = run("ingest", run_dir, tmp_path / "results.jsonl", "-q")
+    assert res.exit_code == 0, res.output
+    assert f"Read 1 result from {tmp_path / 'results.jsonl'}." in res.output
+    assert "Stored 1 answer (1 ok, 0 refused, 0 unparseable, 0 failed); 0 already stored." in res.output
+    res = run("collect", "--model", "fake-chat", "--base-url", NOWHERE, "--limit", 1, "--batch", "openai",
+              "--dry-run", "--out", tmp_path / "dry")
+    assert res.exit_code == 0 and "1 request in 1 openai batch (at most" in res.output, res.output
+    fresh = tmp_path / "fresh.jsonl"
+    res = run("collect", "--model", "fake-chat", "--base-url", NOWHERE, "--limit", 1, "--batch-file", fresh,
+              "--out", tmp_path / "one")
+    assert res.exit_code == 0 and f"Wrote 1 request to {fresh} (" in res.output, res.output
