@@ -67,8 +67,10 @@ class CollectResult:
     def next_step(self) -> str:
         """The command to run next: retry the failures, or score the run."""
         if self.totals.get("failed"):
+            from stereoprobe.page.numbers import counted
+
             return (f"Next: repeat the same command with --retry-failed to ask the "
-                    f"{self.totals['failed']} failed probe{'' if self.totals['failed'] == 1 else 's'} again, then `stereoprobe {self.score_command} {self.run_dir}`.")
+                    f"{counted(self.totals['failed'], 'failed probe')} again, then `stereoprobe {self.score_command} {self.run_dir}`.")
         return f"Next: `stereoprobe {self.score_command} {self.run_dir}`."
 
 
