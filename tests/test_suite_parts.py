@@ -227,10 +227,15 @@ def test_prices_come_in_pairs_and_only_for_a_served_model(run_cli, tmp_path, com
                              "that is free).")
     res = run_cli(command, "--dry-run", "--price-in", "1", "--price-out", "1", "--out", tmp_path / "b")
     assert res.exit_code == 2 and "--model-file runs on this machine at no charge" in one_line(res)
+    # a run that asks prices nothing: collect took the prices and said nothing of them
+    res = run_cli(command, "--model", "gpt-x", "--base-url", "http://127.0.0.1:9/v1", "--price-in", "1",
+                  "--price-out", "1", "--out", tmp_path / "d", env=ENV)
+    assert res.exit_code == 2
+    assert one_line(res) == "Error: --price-in and --price-out apply with --dry-run; add it, or drop them."
     res = run_cli(command, "--model", "gpt-x", "--dry-run", "--price-in", "1", "--price-out", "0",
                   "--out", tmp_path / "c", env=ENV)
     assert res.exit_code == 0, res.output
-    assert not any((tmp_path / d).exists() for d in "abc")
+    assert not any((tmp_path / d).exists() for d in "abcd")
 
 
 def test_the_cost_table_totals_and_prices_batches_at_half():

@@ -58,14 +58,17 @@ class _FiniteFloat(click.FloatRange):
 NON_NEGATIVE = _FiniteFloat(0)
 
 
-def check_prices(price_in: float | None, price_out: float | None, served: bool) -> None:
-    """--price-in and --price-out come together (one alone counted the other side as free), and
-    only for a served model: the embedded model or a --model-file runs on this machine and is
-    charged by nobody (its dry run printed a cost)."""
+def check_prices(price_in: float | None, price_out: float | None, served: bool, dry_run: bool) -> None:
+    """--price-in and --price-out come with --dry-run (a run that asks prices nothing: collect took
+    them and said nothing), together (one alone counted the other side as free), and only for a
+    served model: the embedded model or a --model-file runs on this machine and is charged by
+    nobody (its dry run printed a cost)."""
     from stereoprobe.errors import DataError
 
     if price_in is None and price_out is None:
         return
+    if not dry_run:
+        raise DataError("--price-in and --price-out apply with --dry-run; add it, or drop them.")
     if price_in is None or price_out is None:
         given, missing = ("--price-in", "--price-out") if price_out is None else ("--price-out", "--price-in")
         raise DataError(f"{given} without {missing}: give both, per million tokens (0 for a side that is free).")

@@ -129,7 +129,7 @@ def command(study, design, catalog, category, group, fmt, templates, questions, 
     from stereoprobe.cli._common import check_prices
     from stereoprobe.cli.batch import BATCH_OPTIONS, batch_spec
 
-    check_prices(price_in, price_out, served=model is not None)
+    check_prices(price_in, price_out, served=model is not None, dry_run=dry_run)
     spec = batch_spec(click.get_current_context())
     with using(spec):
         _collect(study, dry_run and spec is None, quiet,

@@ -72,13 +72,11 @@ def command(model, base_url, model_file, mode, api_key_env, studies, design, out
     from stereoprobe.errors import DataError, StereoprobeError
     from stereoprobe.suite.plan import ModelSpec, describe_plan, plan_suite
 
-    if (price_in is not None or price_out is not None) and not dry_run:
-        raise DataError("--price-in and --price-out apply with --dry-run; add it, or drop them.")
     if poll_interval is not None and batch is None:
         raise DataError("--poll-interval applies with --batch openai|anthropic.")
     spec = ModelSpec(model, base_url, None if model_file is None else str(model_file), mode, api_key_env)
     plan = plan_suite(spec, studies, design, out, questions, concurrency, batch, limit)
-    check_prices(price_in, price_out, plan.model.served)
+    check_prices(price_in, price_out, plan.model.served, dry_run)
     for line in describe_plan(plan):
         click.echo(line)
     if dry_run:
