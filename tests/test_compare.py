@@ -210,6 +210,17 @@ def test_bad_run_arguments_are_one_line_errors(tmp_path, run_cli, case):
 
 
 
+def test_a_jobs_only_option_is_refused_by_the_name_typed(tmp_path, run_cli):
+    """`compare A B --bootstrap 500` of fill-in runs read '--n-boot does not apply', naming
+    click's parameter, not the option the user typed."""
+    a = _write(tmp_path / "a", [_probe("p1", "kids", "question", ["cruel"])])
+    b = _write(tmp_path / "b", [_probe("p1", "kids", "question", ["kind"])])
+    result = run_cli("compare", a, b, "--bootstrap", "500", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.output.strip() == ("Error: --bootstrap does not apply to the fill-in study; drop it "
+                                     "(`stereoprobe compare --help` says which options each study takes).")
+
+
 @pytest.mark.parametrize("study", ["jobs", "coreference"])
 def test_the_other_studies_compares_refuse_a_run_given_twice(tmp_path, study):
     """Fill-in's compare refuses a run given twice; jobs' and coreference's compared the run with
