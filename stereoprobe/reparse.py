@@ -37,7 +37,8 @@ class ReparseResult:
     def summary(self) -> str:
         counts = ", ".join(f"{self.counts.get(s, 0)} {s}" for s in STATUSES)
         return (
-            f"Parser {self.parser_version}: {self.changed} records changed, {self.unchanged} unchanged. "
+            f"Parser {self.parser_version}: {self.changed} record{'' if self.changed == 1 else 's'} changed, "
+            f"{self.unchanged} unchanged. "
             f"Run {self.run_dir}: {counts}. Next: `stereoprobe {self.next_command} {self.run_dir}`."
         )
 

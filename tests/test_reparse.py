@@ -23,7 +23,7 @@ def test_reparse_fixes_an_echo_and_leaves_well_parsed_records_unchanged(fake_ope
 
     res = run_cli("reparse", out)
     assert res.exit_code == 0, res.stderr
-    assert res.stdout.startswith("Parser 3: 1 records changed, 5 unchanged.")
+    assert res.stdout.startswith("Parser 3: 1 record changed, 5 unchanged.")
     assert res.stdout.rstrip().endswith(f"Next: `stereoprobe sentiment {out}`.")
     new_lines = path.read_text().splitlines()
     assert [n for i, n in enumerate(new_lines) if i != 2] == [o for i, o in enumerate(old_lines) if i != 2]
