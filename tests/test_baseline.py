@@ -141,3 +141,14 @@ def test_a_mapping_to_an_unknown_group_is_an_error(tmp_path):
     bad.write_text("choenni_category,choenni_group,category,group\nlifestyle,surfers,lifestyle,surfers\n")
     with pytest.raises(DataError, match="not a group of the catalog"):
         build_baseline(SYNTHETIC, tmp_path / "people", mapping=bad)
+
+
+def test_a_mapping_not_in_utf8_is_one_line(tmp_path, run_cli):
+    """A --mapping file saved in another encoding stopped on a UnicodeDecodeError traceback."""
+    bad = tmp_path / "map.csv"
+    bad.write_bytes("choenni_category,choenni_group,category,group\nage,caf\xe9,age,old people\n".encode("latin-1"))
+    result = run_cli("baseline", SYNTHETIC, "--out", tmp_path / "people", "--mapping", bad)
+    assert result.exit_code == 2
+    assert result.output.strip() == f"Error: {bad}: not UTF-8 text (invalid continuation byte); save the mapping as UTF-8."
+    assert not (tmp_path / "people").exists()
+

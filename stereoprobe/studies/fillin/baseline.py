@@ -155,6 +155,8 @@ def load_group_map(path: str | Path | None = None) -> dict[tuple[str, str], tupl
                 out[(_key(vals[0]), _key(vals[1]))] = (vals[2], vals[3])
     except FileNotFoundError:
         raise DataError(f"{p}: mapping file not found; it ships in groups/ ({MAPPING_FILE}).") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{p}: not UTF-8 text ({exc.reason}); save the mapping as UTF-8.") from None
     return out
 
 
