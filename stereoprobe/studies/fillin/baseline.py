@@ -166,7 +166,10 @@ def _template_id(query: str) -> str:
     return "_".join(words) or "query"
 
 
-def _match_groups(rows, catalog, mapping):
+def _match_groups(rows, catalog, mapping, mapping_file=None):
+    """A group the mapping sends to a group the catalog lacks is an error naming ``mapping_file``
+    (the user's --mapping); with the shipped mapping (None) and the user's own --catalog it is
+    only not in the catalog."""
     known = {(_key(g.category), _key(g.group)): (g.category, g.group) for g in catalog.groups}
     matched: dict[tuple[str, str], tuple[str, str]] = {}
     unmatched: list[tuple[str, str]] = []
@@ -174,9 +177,9 @@ def _match_groups(rows, catalog, mapping):
         key = (_key(cat), _key(grp))
         hit = known.get(key) or mapping.get(key)
         if hit is not None and (_key(hit[0]), _key(hit[1])) not in known:
-            raise DataError(
-                f"groups/{MAPPING_FILE}: {hit[0]}/{hit[1]} is not a group of the catalog; fix the mapping."
-            )
+            if mapping_file is not None:
+                raise DataError(f"{mapping_file}: {hit[0]}/{hit[1]} is not a group of the catalog; fix the mapping.")
+            hit = None
         if hit is None:
             unmatched.append((cat, grp))
         else:
@@ -184,13 +187,13 @@ def _match_groups(rows, catalog, mapping):
     return matched, unmatched
 
 
-def baseline_records(rows: list[SearchRow], catalog=None, mapping=None):
+def baseline_records(rows: list[SearchRow], catalog=None, mapping=None, mapping_file=None):
     """Rows -> one Completion per (group, query), plus the group matching (see the module docstring)."""
     from stereoprobe.studies.fillin.catalog import load_catalog
 
     catalog = catalog if catalog is not None else load_catalog()
     mapping = mapping if mapping is not None else load_group_map()
-    matched, unmatched = _match_groups(rows, catalog, mapping)
+    matched, unmatched = _match_groups(rows, catalog, mapping, mapping_file)
     probes = {(p.category, p.group, _key(p.prefix)): p for p in catalog.probes()}
     buckets: dict[tuple[str, str, str], list[SearchRow]] = {}
     for r in rows:
@@ -280,7 +283,7 @@ def build_baseline(source: str | Path, out: str | Path, catalog: str | Path | No
         raise DataError(f"{out_dir} already holds a run; choose a new --out directory.")
     rows = read_choenni(src)
     cat = load_catalog(catalog)
-    records, matched, unmatched, in_catalog = baseline_records(rows, cat, load_group_map(mapping))
+    records, matched, unmatched, in_catalog = baseline_records(rows, cat, load_group_map(mapping), mapping)
     store = RunStore(out_dir)
     store.open()
     try:
