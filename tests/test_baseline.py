@@ -172,3 +172,10 @@ def test_a_users_mapping_to_an_unknown_group_is_named_and_the_shipped_one_fits_a
     b = build_baseline(SYNTHETIC, tmp_path / "people", catalog=mine)
     assert b.unmatched == [("age", "millenials"), ("age", "millennials"), ("lifestyle", "surfers")]
 
+
+def test_the_summary_of_one_row_is_singular(tmp_path):
+    one = tmp_path / "one.csv"
+    one.write_text("".join(SYNTHETIC.read_text().splitlines(keepends=True)[:5]))
+    assert build_baseline(one, tmp_path / "people").summary() == (
+        f"1 row -> 1 record (group x query) in {tmp_path / 'people'}; 1 of 1 group matched to the catalog, "
+        "1 record is a catalog probe.")

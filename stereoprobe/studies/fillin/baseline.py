@@ -80,11 +80,14 @@ class Baseline:
     manifest: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> str:
+        from stereoprobe.page.numbers import counted
+
         groups = len(self.matched) + len(self.unmatched)
+        probes = self.probes_in_catalog
         text = (
-            f"{self.rows:,} rows -> {len(self.records):,} records (group x query) in {self.run_dir}; "
-            f"{len(self.matched):,} of {groups:,} groups matched to the catalog, "
-            f"{self.probes_in_catalog:,} records are catalog probes."
+            f"{counted(self.rows, 'row')} -> {counted(len(self.records), 'record')} (group x query) in {self.run_dir}; "
+            f"{len(self.matched):,} of {counted(groups, 'group')} matched to the catalog, "
+            f"{counted(probes, 'record')} {'is a catalog probe' if probes == 1 else 'are catalog probes'}."
         )
         if self.unmatched:
             names = ", ".join(f"{c}/{g}" for c, g in self.unmatched)
