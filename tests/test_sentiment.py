@@ -477,3 +477,20 @@ def test_score_without_statistics_gives_the_same_bare_shares(tmp_path):
     assert list(bare.table4["negative"].round(6)) == list(full.table4["negative"].round(6))
     assert bare.format_test is None and bare.meta["statistics"] is None
     assert "negative_ci_low" not in bare.table4 and "negative_ci_low" in full.table4
+
+
+def test_out_holding_another_run_is_refused_and_its_sentiment_kept(run_cli, tmp_path):
+    """`sentiment --input other.jsonl --out runs/mine` replaced runs/mine/sentiment/ (its own
+    answers' numbers) by other.jsonl's, and wrote fill-in's sentiment/ into a jobs run."""
+    run = _write_run(tmp_path / "run")
+    assert run_cli("sentiment", run, "--lexicon", SYNTHETIC).exit_code == 0
+    before = (run / "sentiment" / "table4.csv").read_bytes()
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"category": "age", "group": "kids", "format": "question", "words": ["rude"]}) + "\n")
+    result = run_cli("sentiment", "--input", other, "--out", run)
+    assert result.exit_code == 2
+    assert result.stderr == (f"Error: {run} holds another run: the sentiment of {other} would be written into it "
+                             "(replacing that run's own); give a new --out directory.\n")
+    assert (run / "sentiment" / "table4.csv").read_bytes() == before
+    # the run's own answers may still be named either way
+    assert run_cli("sentiment", "--input", run / "completions.jsonl", "--out", run, "--lexicon", SYNTHETIC).exit_code == 0
