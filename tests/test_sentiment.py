@@ -366,6 +366,16 @@ def test_cli_needs_run_dir_or_input(run_cli, tmp_path):
     assert run_cli("sentiment", "--input", tmp_path / "a.jsonl").exit_code == 2
 
 
+def test_a_missing_input_file_is_named_as_a_file(run_cli, tmp_path):
+    """It read 'a.jsonl: no such run directory or file; give a run directory or --input FILE',
+    to a user who had given --input FILE."""
+    result = run_cli("sentiment", "--input", tmp_path / "a.jsonl", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.stderr == (f"Error: --input {tmp_path / 'a.jsonl'}: no such file; give a JSON Lines or CSV file "
+                             "of completions.\n")
+    assert not (tmp_path / "out").exists()
+
+
 # --- statistics end to end ----------------------------------------------------------------------
 
 NEGATIVE, POSITIVE = ["grumpy", "lazy", "rude"], ["happy", "kind", "wise"]
