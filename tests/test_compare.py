@@ -210,6 +210,17 @@ def test_bad_run_arguments_are_one_line_errors(tmp_path, run_cli, case):
 
 
 
+def test_a_missing_run_beside_another_studys_run_is_named_as_missing(tmp_path, run_cli):
+    """`compare JOBS_RUN nope` read 'These runs belong to different studies (JOBS_RUN (jobs),
+    nope (fill-in))': a path that is no run was taken for a fill-in run."""
+    jobs = _write(tmp_path / "jobs", [])
+    (jobs / "manifest.json").write_text(json.dumps({"model": "m", "mode": "chat", "study": "jobs"}))
+    result = run_cli("compare", jobs, tmp_path / "nope", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"Error: {tmp_path / 'nope'}: not a run directory (no such directory); give "
+                                     "directories written by `stereoprobe collect` or `baseline`.")
+
+
 def test_a_jobs_only_option_is_refused_by_the_name_typed(tmp_path, run_cli):
     """`compare A B --bootstrap 500` of fill-in runs read '--n-boot does not apply', naming
     click's parameter, not the option the user typed."""

@@ -53,7 +53,9 @@ def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, se
     """
     from stereoprobe.studies import study_of_runs
     from stereoprobe.studies.base import check_flags
+    from stereoprobe.studies.fillin.compare.runs import check_paths
 
+    check_paths(runs)  # every study's: a path that is no run read as a fill-in run of 'different studies'
     study = study_of_runs(runs)
     check_flags(study, "compare", given_options(click.get_current_context()))
     if study.name != "fill-in":
