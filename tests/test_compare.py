@@ -365,6 +365,23 @@ def test_never_replaces_a_folder_it_did_not_write(tmp_path, null_pair):
     assert (out / "notes.txt").read_text() == "keep me"
 
 
+def test_an_out_folder_it_did_not_write_is_refused_before_the_runs_are_touched(tmp_path, run_cli):
+    """`compare A B --out FOLDER` onto a folder compare did not write scored every run and wrote
+    the missing A/sentiment/ before it was refused."""
+    a = _write(tmp_path / "a", [_probe("p1", "kids", "question", ["cruel"])])
+    b = _write(tmp_path / "b", [_probe("p1", "kids", "question", ["kind"])])
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    result = run_cli("compare", a, b, "--out", mine)
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"Error: {mine} exists and was not written by `stereoprobe compare`; move it "
+                                     "away or pick another --out.")
+    assert not (a / "sentiment").exists() and not (b / "sentiment").exists()
+    assert (mine / "notes.txt").read_text() == "keep me"
+    assert run_cli("compare", a, b, "--out", a).exit_code == 2  # nor into a run
+
+
 def test_paired_variance_is_the_linearized_one_by_hand(tmp_path):
     """A category cell's variance: groups are the clusters of the paired scores (docs/compare.md)."""
     from stereoprobe.studies.fillin.compare import paired
