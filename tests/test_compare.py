@@ -221,6 +221,16 @@ def test_a_missing_run_beside_another_studys_run_is_named_as_missing(tmp_path, r
                                      "directories written by `stereoprobe collect` or `baseline`.")
 
 
+def test_a_run_with_no_answers_is_named_as_such(tmp_path):
+    """A run whose completions.jsonl is empty read 'its records have no probe ids, so it cannot
+    be aligned with other runs'."""
+    a = _write(tmp_path / "a", [_probe("p1", "kids", "question", ["cruel"])])
+    empty = _write(tmp_path / "empty", [])
+    with pytest.raises(DataError) as err:
+        compare([a, empty], synonyms=False, settings=FAST)
+    assert str(err.value) == f"{empty}: no answers yet (an empty completions.jsonl); collect the run, then compare it."
+
+
 def test_a_jobs_only_option_is_refused_by_the_name_typed(tmp_path, run_cli):
     """`compare A B --bootstrap 500` of fill-in runs read '--n-boot does not apply', naming
     click's parameter, not the option the user typed."""
