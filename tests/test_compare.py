@@ -331,6 +331,12 @@ def test_amplification_and_recall_against_a_baseline(tmp_path, run_cli):
     assert rec.loc["religion", ["human_words", "found"]].tolist() == [1, 1]
     assert rec.loc["all", "recall"] == pytest.approx(37.5)
     assert rec.loc["age", "recall_mean_group"] == pytest.approx(25.0)  # (2/4 + 0/3) / 2
+    # the page's runs table says which run is people in words (it printed Python's True and False)
+    from stereoprobe.studies.fillin.compare import page
+
+    html = page.render(result, {"categories": b""}, [])
+    runs = html.split("<h2>Runs and alignment</h2>", 1)[1].split("</table>", 1)[0]
+    assert "<td>model</td><td>m</td><td>no</td>" in runs and "<td>yes</td>" in runs and "True" not in runs
 
 
 # -- outputs ---------------------------------------------------------------------------------
