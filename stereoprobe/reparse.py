@@ -63,7 +63,7 @@ def rewrite(run_dir: str | Path, record: type, reparsed: Callable[[Any], Any], p
         raise DataError(f"{store.dir}: not a run directory (no manifest.json and completions.jsonl).")
     if manifest.mode != "chat":
         raise DataError(f"{store.dir} is a {manifest.mode} run: only chat replies are parsed; nothing to do.")
-    store.lock()
+    store.lock(out_flag=False)  # reparse has no --out
     try:
         records = read_completions(store.path, record)
         out, changed = [], 0
