@@ -504,3 +504,14 @@ def test_out_holding_another_run_is_refused_and_its_sentiment_kept(run_cli, tmp_
     assert (run / "sentiment" / "table4.csv").read_bytes() == before
     # the run's own answers may still be named either way
     assert run_cli("sentiment", "--input", run / "completions.jsonl", "--out", run, "--lexicon", SYNTHETIC).exit_code == 0
+
+
+def test_another_studys_run_is_named_with_its_article(run_cli, tmp_path):
+    """It read 'RUN is a anecdotes run: sentiment scores fill-in runs'."""
+    (tmp_path / "completions.jsonl").write_text("")
+    (tmp_path / "manifest.json").write_text(json.dumps({"study": "anecdotes", "mode": "chat"}))
+    result = run_cli("sentiment", tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr == (f"Error: {tmp_path} is an anecdotes run: sentiment scores fill-in runs; use "
+                             f"`stereoprobe score {tmp_path}`.\n")
+    assert not (tmp_path / "sentiment").exists()

@@ -66,7 +66,10 @@ def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms, ci, w
 
         study = study_of_run(run_dir).name
         if study != "fill-in":
-            raise DataError(f"{run_dir} is a {study} run: sentiment scores fill-in runs; use `stereoprobe score {run_dir}`.")
+            from stereoprobe.occupations import article_for
+
+            raise DataError(f"{run_dir} is {article_for(study)} {study} run: sentiment scores fill-in runs; use "
+                            f"`stereoprobe score {run_dir}`.")
     result, written = analyse(
         input_file or run_dir, out_dir=out_dir, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms,
         ci=ci, bootstrap=bootstrap, seed=seed, wording=wording,
