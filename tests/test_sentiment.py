@@ -515,3 +515,14 @@ def test_another_studys_run_is_named_with_its_article(run_cli, tmp_path):
     assert result.stderr == (f"Error: {tmp_path} is an anecdotes run: sentiment scores fill-in runs; use "
                              f"`stereoprobe score {tmp_path}`.\n")
     assert not (tmp_path / "sentiment").exists()
+
+
+def test_the_coverage_line_of_one_word_is_singular(run_cli, tmp_path):
+    """An input of one word read '1 unique words: ...; 1 word occurrences, ...; 1 group-name words left out'."""
+    path = tmp_path / "one.csv"
+    path.write_text("category,group,format,word\nage,kids,question,happy\nage,kids,question,kids\n")
+    result = run_cli("sentiment", "--input", path, "--out", tmp_path / "out", "--lexicon", SYNTHETIC, "--no-synonyms")
+    assert result.exit_code == 0, result.stderr
+    assert ("1 unique word: 1 in lexicon, 0 via lemma, 0 via synonyms, 0 ignored; 1 word occurrence, 1 positive/negative "
+            "(0 both/neutral/unassigned left out of the shares); records left out: 0 refused, 0 failed; 1 group-name "
+            "word left out.") in result.stdout
