@@ -181,7 +181,8 @@ class RunManifest:
                 design=_design(data.get("design")),
             )
         except (TypeError, ValueError, AttributeError) as exc:
-            raise DataError(f"{where}: not a run manifest ({exc}); restore it or use a new --out directory.") from None
+            raise DataError(f"{where}: not a run manifest ({exc}); restore it, or collect the run again into a new "
+                            "--out directory.") from None
 
 
 def _design(value: Any) -> str | None:
@@ -202,7 +203,7 @@ def read_manifest(run_dir: str | Path) -> RunManifest | None:
         return None
     from stereoprobe.store import read_json_object
 
-    data = read_json_object(path, "a run manifest", "restore it or use a new --out directory")
+    data = read_json_object(path, "a run manifest", "restore it, or collect the run again into a new --out directory")
     m = RunManifest.from_dict(data, str(path))
     if m.status == "running" and not _locked(Path(run_dir)):
         m = replace(m, status="stopped")

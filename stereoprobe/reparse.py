@@ -37,7 +37,8 @@ class ReparseResult:
     def summary(self) -> str:
         counts = ", ".join(f"{self.counts.get(s, 0)} {s}" for s in STATUSES)
         return (
-            f"Parser {self.parser_version}: {self.changed} records changed, {self.unchanged} unchanged. "
+            f"Parser {self.parser_version}: {self.changed} record{'' if self.changed == 1 else 's'} changed, "
+            f"{self.unchanged} unchanged. "
             f"Run {self.run_dir}: {counts}. Next: `stereoprobe {self.next_command} {self.run_dir}`."
         )
 
@@ -62,7 +63,7 @@ def rewrite(run_dir: str | Path, record: type, reparsed: Callable[[Any], Any], p
         raise DataError(f"{store.dir}: not a run directory (no manifest.json and completions.jsonl).")
     if manifest.mode != "chat":
         raise DataError(f"{store.dir} is a {manifest.mode} run: only chat replies are parsed; nothing to do.")
-    store.lock()
+    store.lock(out_flag=False)  # reparse has no --out
     try:
         records = read_completions(store.path, record)
         out, changed = [], 0

@@ -101,25 +101,25 @@ class RunStore:
         self._lock_fd: int | None = None
 
     # -- one writer at a time -------------------------------------------------------
-    def lock(self) -> None:
-        """Take the run directory's exclusive lock, or raise DataError naming its holder."""
+    def lock(self, out_flag: bool = True) -> None:
+        """Take the run directory's exclusive lock, or raise DataError naming its holder
+        (``out_flag``: the command takes --out, so another directory is advice)."""
         import fcntl
 
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise DataError(
-                f"Cannot write to {self.dir} ({exc.strerror}); choose a writable --out directory."
-            ) from None
+            advice = "choose a writable --out directory" if out_flag else "make it writable"
+            raise DataError(f"Cannot write to {self.dir} ({exc.strerror}); {advice}.") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.read(fd, 200).decode("utf-8", "replace").strip() or "another process"
             os.close(fd)
+            advice = "or pass --out NEW_DIR" if out_flag else "then run this command again"
             raise DataError(
-                f"{self.dir} is in use by {holder}; wait for it to finish (or stop it), "
-                "or pass --out NEW_DIR."
+                f"{self.dir} is in use by {holder}; wait for it to finish (or stop it), {advice}."
             ) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"pid {os.getpid()} on {socket.gethostname()} since {now_iso()}\n".encode())

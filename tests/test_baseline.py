@@ -141,3 +141,41 @@ def test_a_mapping_to_an_unknown_group_is_an_error(tmp_path):
     bad.write_text("choenni_category,choenni_group,category,group\nlifestyle,surfers,lifestyle,surfers\n")
     with pytest.raises(DataError, match="not a group of the catalog"):
         build_baseline(SYNTHETIC, tmp_path / "people", mapping=bad)
+
+
+def test_a_mapping_not_in_utf8_is_one_line(tmp_path, run_cli):
+    """A --mapping file saved in another encoding stopped on a UnicodeDecodeError traceback."""
+    bad = tmp_path / "map.csv"
+    bad.write_bytes("choenni_category,choenni_group,category,group\nage,caf\xe9,age,old people\n".encode("latin-1"))
+    result = run_cli("baseline", SYNTHETIC, "--out", tmp_path / "people", "--mapping", bad)
+    assert result.exit_code == 2
+    assert result.output.strip() == f"Error: {bad}: not UTF-8 text (invalid continuation byte); save the mapping as UTF-8."
+    assert not (tmp_path / "people").exists()
+
+
+def test_a_users_mapping_to_an_unknown_group_is_named_and_the_shipped_one_fits_any_catalog(tmp_path):
+    """The refusal named groups/choenni_groups.csv when the user's --mapping was at fault; and with
+    the user's own --catalog lacking a group the shipped mapping names (millennials), baseline
+    refused to run and said to fix the shipped file. That group is now only not in the catalog."""
+    bad = tmp_path / "map.csv"
+    bad.write_text("choenni_category,choenni_group,category,group\nlifestyle,surfers,lifestyle,surfers\n")
+    with pytest.raises(DataError) as err:
+        build_baseline(SYNTHETIC, tmp_path / "people", mapping=bad)
+    assert str(err.value) == f"{bad}: lifestyle/surfers is not a group of the catalog; fix the mapping."
+    from stereoprobe.studies.fillin.catalog import default_catalog_dir
+
+    mine = tmp_path / "catalog"
+    mine.mkdir()
+    for name in ("categories.csv", "templates.csv", "groups.csv"):
+        lines = (default_catalog_dir() / name).read_text(encoding="utf-8").splitlines(keepends=True)
+        (mine / name).write_text("".join(x for x in lines if "millennials" not in x), encoding="utf-8")
+    b = build_baseline(SYNTHETIC, tmp_path / "people", catalog=mine)
+    assert b.unmatched == [("age", "millenials"), ("age", "millennials"), ("lifestyle", "surfers")]
+
+
+def test_the_summary_of_one_row_is_singular(tmp_path):
+    one = tmp_path / "one.csv"
+    one.write_text("".join(SYNTHETIC.read_text().splitlines(keepends=True)[:5]))
+    assert build_baseline(one, tmp_path / "people").summary() == (
+        f"1 row -> 1 record (group x query) in {tmp_path / 'people'}; 1 of 1 group matched to the catalog, "
+        "1 record is a catalog probe.")

@@ -210,6 +210,38 @@ def test_bad_run_arguments_are_one_line_errors(tmp_path, run_cli, case):
 
 
 
+def test_a_missing_run_beside_another_studys_run_is_named_as_missing(tmp_path, run_cli):
+    """`compare JOBS_RUN nope` read 'These runs belong to different studies (JOBS_RUN (jobs),
+    nope (fill-in))': a path that is no run was taken for a fill-in run."""
+    jobs = _write(tmp_path / "jobs", [])
+    (jobs / "manifest.json").write_text(json.dumps({"model": "m", "mode": "chat", "study": "jobs"}))
+    result = run_cli("compare", jobs, tmp_path / "nope", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"Error: {tmp_path / 'nope'}: not a run directory (no such directory); give "
+                                     "directories written by `stereoprobe collect` or `baseline`.")
+
+
+def test_a_run_with_no_answers_is_named_as_such(tmp_path):
+    """A run whose completions.jsonl is empty read 'its records have no probe ids, so it cannot
+    be aligned with other runs'."""
+    a = _write(tmp_path / "a", [_probe("p1", "kids", "question", ["cruel"])])
+    empty = _write(tmp_path / "empty", [])
+    with pytest.raises(DataError) as err:
+        compare([a, empty], synonyms=False, settings=FAST)
+    assert str(err.value) == f"{empty}: no answers yet (an empty completions.jsonl); collect the run, then compare it."
+
+
+def test_a_jobs_only_option_is_refused_by_the_name_typed(tmp_path, run_cli):
+    """`compare A B --bootstrap 500` of fill-in runs read '--n-boot does not apply', naming
+    click's parameter, not the option the user typed."""
+    a = _write(tmp_path / "a", [_probe("p1", "kids", "question", ["cruel"])])
+    b = _write(tmp_path / "b", [_probe("p1", "kids", "question", ["kind"])])
+    result = run_cli("compare", a, b, "--bootstrap", "500", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.output.strip() == ("Error: --bootstrap does not apply to the fill-in study; drop it "
+                                     "(`stereoprobe compare --help` says which options each study takes).")
+
+
 @pytest.mark.parametrize("study", ["jobs", "coreference"])
 def test_the_other_studies_compares_refuse_a_run_given_twice(tmp_path, study):
     """Fill-in's compare refuses a run given twice; jobs' and coreference's compared the run with
@@ -299,6 +331,12 @@ def test_amplification_and_recall_against_a_baseline(tmp_path, run_cli):
     assert rec.loc["religion", ["human_words", "found"]].tolist() == [1, 1]
     assert rec.loc["all", "recall"] == pytest.approx(37.5)
     assert rec.loc["age", "recall_mean_group"] == pytest.approx(25.0)  # (2/4 + 0/3) / 2
+    # the page's runs table says which run is people in words (it printed Python's True and False)
+    from stereoprobe.studies.fillin.compare import page
+
+    html = page.render(result, {"categories": b""}, [])
+    runs = html.split("<h2>Runs and alignment</h2>", 1)[1].split("</table>", 1)[0]
+    assert "<td>model</td><td>m</td><td>no</td>" in runs and "<td>yes</td>" in runs and "True" not in runs
 
 
 # -- outputs ---------------------------------------------------------------------------------
@@ -341,6 +379,23 @@ def test_never_replaces_a_folder_it_did_not_write(tmp_path, null_pair):
     with pytest.raises(DataError, match="not written by `stereoprobe compare`"):
         write_comparison(result, out)
     assert (out / "notes.txt").read_text() == "keep me"
+
+
+def test_an_out_folder_it_did_not_write_is_refused_before_the_runs_are_touched(tmp_path, run_cli):
+    """`compare A B --out FOLDER` onto a folder compare did not write scored every run and wrote
+    the missing A/sentiment/ before it was refused."""
+    a = _write(tmp_path / "a", [_probe("p1", "kids", "question", ["cruel"])])
+    b = _write(tmp_path / "b", [_probe("p1", "kids", "question", ["kind"])])
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    result = run_cli("compare", a, b, "--out", mine)
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"Error: {mine} exists and was not written by `stereoprobe compare`; move it "
+                                     "away or pick another --out.")
+    assert not (a / "sentiment").exists() and not (b / "sentiment").exists()
+    assert (mine / "notes.txt").read_text() == "keep me"
+    assert run_cli("compare", a, b, "--out", a).exit_code == 2  # nor into a run
 
 
 def test_paired_variance_is_the_linearized_one_by_hand(tmp_path):

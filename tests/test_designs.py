@@ -94,6 +94,7 @@ def test_the_cli_takes_design_for_every_study_and_refuses_a_conflict_in_one_line
     for study in names():
         result = run_cli("probes", "--study", study, "--design", "default", "--limit", "1")
         assert result.exit_code == 0, (study, result.stderr)
+        assert result.stderr.startswith("1 probe.\n"), (study, result.stderr)  # it read '1 probes.'
     bad = run_cli("collect", "--design", "huge")
     assert bad.exit_code == 2 and "Invalid value for '--design'" in bad.stderr
 

@@ -60,9 +60,10 @@ def test_the_help_names_every_study(argv):
     assert "fill-in (the default:" in text
 
 
-@pytest.mark.parametrize("command", ["probes", "score", "report", "compare"])
+@pytest.mark.parametrize("command", ["probes", "score", "report", "compare", "reparse"])
 def test_each_step_says_what_it_does_for_every_study(command):
-    """score, report and compare described three studies' outputs and left the generation studies out."""
+    """score, report and compare described three studies' outputs and left the generation studies out;
+    reparse spoke of chat replies only, though it classifies the generation studies' texts again."""
     from stereoprobe.studies import STUDIES
 
     result = CliRunner().invoke(cli, [command, "--help"], terminal_width=200)

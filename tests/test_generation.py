@@ -181,7 +181,7 @@ def test_reparse_classifies_the_stored_texts_again(server, run_cli, tmp_path):
     tampered = dict(stored[0], label="mixed", evidence=[])  # as an older classifier might have left it
     path.write_text("".join(json.dumps(r) + "\n" for r in [tampered, *stored[1:]]), encoding="utf-8")
     result = run_cli("reparse", tmp_path / "run")
-    assert result.exit_code == 0 and "1 records changed, 3 unchanged" in result.output
+    assert result.exit_code == 0 and "1 record changed, 3 unchanged" in result.output
     assert rows(tmp_path / "run") == stored
 
 

@@ -114,6 +114,8 @@ def test_a_bad_jobs_csv_is_one_line_and_creates_nothing(tmp_path, run_cli, conte
     (["collect", "--study", "jobs", "--job", "astronaut"], "Unknown job 'astronaut'"),
     (["collect", "--study", "jobs", "--samples", "3"], "apply only to chat models without logprobs"),
     (["probes", "--job", "nurse"], "--job does not apply to the fill-in study"),
+    # the flag as typed, not click's parameter name ('--fmt')
+    (["probes", "--study", "jobs", "--format", "question"], "--format does not apply to the jobs study"),
 ])
 def test_flags_that_do_not_apply_are_refused(tmp_path, run_cli, argv, needle):
     res = run_cli(*argv, "--out" if argv[0] == "collect" else "--limit", tmp_path / "run" if argv[0] == "collect" else 1)

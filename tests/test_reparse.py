@@ -23,7 +23,7 @@ def test_reparse_fixes_an_echo_and_leaves_well_parsed_records_unchanged(fake_ope
 
     res = run_cli("reparse", out)
     assert res.exit_code == 0, res.stderr
-    assert res.stdout.startswith("Parser 3: 1 records changed, 5 unchanged.")
+    assert res.stdout.startswith("Parser 3: 1 record changed, 5 unchanged.")
     assert res.stdout.rstrip().endswith(f"Next: `stereoprobe sentiment {out}`.")
     new_lines = path.read_text().splitlines()
     assert [n for i, n in enumerate(new_lines) if i != 2] == [o for i, o in enumerate(old_lines) if i != 2]
@@ -40,3 +40,19 @@ def test_reparse_refuses_a_next_word_run(tmp_path, run_cli):
     (tmp_path / "completions.jsonl").write_text("")
     (tmp_path / "manifest.json").write_text(json.dumps({"mode": "next-word", "settings": {"backend": "local"}}))
     assert "only chat replies are parsed" in one_error_line(run_cli("reparse", tmp_path))
+
+
+def test_reparse_of_a_run_in_use_does_not_advise_an_out_it_does_not_take(tmp_path, run_cli):
+    """reparse of a run being collected said '... or pass --out NEW_DIR': reparse has no --out."""
+    from stereoprobe.store import RunStore
+
+    (tmp_path / "completions.jsonl").write_text("")
+    (tmp_path / "manifest.json").write_text(json.dumps({"mode": "chat", "settings": {"backend": "openai-chat"}}))
+    holder = RunStore(tmp_path)
+    holder.lock()
+    try:
+        error = one_error_line(run_cli("reparse", tmp_path))
+    finally:
+        holder.unlock()
+    assert error.startswith(f"Error: {tmp_path} is in use by pid ")
+    assert error.endswith("; wait for it to finish (or stop it), then run this command again.")

@@ -39,4 +39,15 @@ def test_a_manifest_of_the_wrong_shape_is_one_line(tmp_path, settings, message):
     with pytest.raises(DataError) as info:
         read_manifest(tmp_path)
     assert str(info.value) == (
-        f"{tmp_path / 'manifest.json'}: not a run manifest ({message}); restore it or use a new --out directory.")
+        f"{tmp_path / 'manifest.json'}: not a run manifest ({message}); restore it, or collect the run again into a "
+        "new --out directory.")
+
+
+def test_a_broken_manifest_is_told_to_a_command_without_out(tmp_path, run_cli):
+    """reparse (and sentiment, score, compare) of a run whose manifest.json is broken said 'restore it or
+    use a new --out directory': those commands take no --out of their own."""
+    (tmp_path / "completions.jsonl").write_text("")
+    (tmp_path / "manifest.json").write_text("{")
+    result = run_cli("reparse", tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr.endswith("; restore it, or collect the run again into a new --out directory.\n")

@@ -366,6 +366,16 @@ def test_cli_needs_run_dir_or_input(run_cli, tmp_path):
     assert run_cli("sentiment", "--input", tmp_path / "a.jsonl").exit_code == 2
 
 
+def test_a_missing_input_file_is_named_as_a_file(run_cli, tmp_path):
+    """It read 'a.jsonl: no such run directory or file; give a run directory or --input FILE',
+    to a user who had given --input FILE."""
+    result = run_cli("sentiment", "--input", tmp_path / "a.jsonl", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.stderr == (f"Error: --input {tmp_path / 'a.jsonl'}: no such file; give a JSON Lines or CSV file "
+                             "of completions.\n")
+    assert not (tmp_path / "out").exists()
+
+
 # --- statistics end to end ----------------------------------------------------------------------
 
 NEGATIVE, POSITIVE = ["grumpy", "lazy", "rude"], ["happy", "kind", "wise"]
@@ -477,3 +487,42 @@ def test_score_without_statistics_gives_the_same_bare_shares(tmp_path):
     assert list(bare.table4["negative"].round(6)) == list(full.table4["negative"].round(6))
     assert bare.format_test is None and bare.meta["statistics"] is None
     assert "negative_ci_low" not in bare.table4 and "negative_ci_low" in full.table4
+
+
+def test_out_holding_another_run_is_refused_and_its_sentiment_kept(run_cli, tmp_path):
+    """`sentiment --input other.jsonl --out runs/mine` replaced runs/mine/sentiment/ (its own
+    answers' numbers) by other.jsonl's, and wrote fill-in's sentiment/ into a jobs run."""
+    run = _write_run(tmp_path / "run")
+    assert run_cli("sentiment", run, "--lexicon", SYNTHETIC).exit_code == 0
+    before = (run / "sentiment" / "table4.csv").read_bytes()
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"category": "age", "group": "kids", "format": "question", "words": ["rude"]}) + "\n")
+    result = run_cli("sentiment", "--input", other, "--out", run)
+    assert result.exit_code == 2
+    assert result.stderr == (f"Error: {run} holds another run: the sentiment of {other} would be written into it "
+                             "(replacing that run's own); give a new --out directory.\n")
+    assert (run / "sentiment" / "table4.csv").read_bytes() == before
+    # the run's own answers may still be named either way
+    assert run_cli("sentiment", "--input", run / "completions.jsonl", "--out", run, "--lexicon", SYNTHETIC).exit_code == 0
+
+
+def test_another_studys_run_is_named_with_its_article(run_cli, tmp_path):
+    """It read 'RUN is a anecdotes run: sentiment scores fill-in runs'."""
+    (tmp_path / "completions.jsonl").write_text("")
+    (tmp_path / "manifest.json").write_text(json.dumps({"study": "anecdotes", "mode": "chat"}))
+    result = run_cli("sentiment", tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr == (f"Error: {tmp_path} is an anecdotes run: sentiment scores fill-in runs; use "
+                             f"`stereoprobe score {tmp_path}`.\n")
+    assert not (tmp_path / "sentiment").exists()
+
+
+def test_the_coverage_line_of_one_word_is_singular(run_cli, tmp_path):
+    """An input of one word read '1 unique words: ...; 1 word occurrences, ...; 1 group-name words left out'."""
+    path = tmp_path / "one.csv"
+    path.write_text("category,group,format,word\nage,kids,question,happy\nage,kids,question,kids\n")
+    result = run_cli("sentiment", "--input", path, "--out", tmp_path / "out", "--lexicon", SYNTHETIC, "--no-synonyms")
+    assert result.exit_code == 0, result.stderr
+    assert ("1 unique word: 1 in lexicon, 0 via lemma, 0 via synonyms, 0 ignored; 1 word occurrence, 1 positive/negative "
+            "(0 both/neutral/unassigned left out of the shares); records left out: 0 refused, 0 failed; 1 group-name "
+            "word left out.") in result.stdout

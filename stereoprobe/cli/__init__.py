@@ -63,7 +63,7 @@ HELP = f"""Measure the stereotypes language models hold about social groups.
     \b
       stereoprobe probes                 list the probes (fill-in: the 2,292 masked probes)
       stereoprobe collect                ask a model (fill-in: ten words per probe)
-      stereoprobe reparse RUN_DIR        parse stored chat replies again (no model asked)
+      stereoprobe reparse RUN_DIR        read stored replies or texts again (no model asked)
       stereoprobe sentiment RUN_DIR      fill-in: map words to NRC sentiment (Table 4)
       stereoprobe score RUN_DIR          score a run of any study
       stereoprobe report RUN_DIR         figures and briefings / the study's page

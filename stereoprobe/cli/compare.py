@@ -53,9 +53,12 @@ def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, se
     """
     from stereoprobe.studies import study_of_runs
     from stereoprobe.studies.base import check_flags
+    from stereoprobe.studies.fillin.compare.runs import check_paths
 
+    check_paths(runs)  # every study's: a path that is no run read as a fill-in run of 'different studies'
     study = study_of_runs(runs)
     check_flags(study, "compare", given_options(click.get_current_context()))
+    _check_out(out_dir, None if study.name == "fill-in" else study.name)
     if study.name != "fill-in":
         for line in study.compare(runs, out_dir, {"n_boot": n_boot, "seed": seed}):
             click.echo(line)
@@ -66,3 +69,23 @@ def command(runs, out_dir, lexicon, overrides, no_synonyms, lexicons, n_boot, se
     written = write_comparison(result, out_dir)
     click.echo(result.summary())
     click.echo(f"Wrote {written}/ (open {written / 'index.html'})", err=True)
+
+
+def _check_out(out: Path, of: str | None) -> None:
+    """An --out that no `stereoprobe compare` wrote (a run, notes) is refused before the runs are
+    read: it was refused only once every run was scored, after missing sentiment/ folders had
+    been written into them. Which study's comparison a folder is, the study's writer checks."""
+    import json
+
+    from stereoprobe.errors import DataError
+
+    if not out.exists() or out.is_dir() and not any(out.iterdir()):
+        return
+    try:
+        meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = None
+    if not (isinstance(meta, dict) and any(k.startswith("stereoprobe_") and k.endswith("comparison") for k in meta)):
+        whose = f" of {of} runs" if of else ""  # as store.replace_folder says it, after the work
+        raise DataError(f"{out} exists and was not written by `stereoprobe compare`{whose}; move it away or pick "
+                        "another --out.")

@@ -46,8 +46,12 @@ def command(study, design, output, **options):
         probes = probes[: options["limit"]]
     if output:
         chosen.write_probes(probes, output)
-        click.echo(f"Wrote {len(probes)} probes to {output}.", err=True)
+        click.echo(f"Wrote {_probes(len(probes))} to {output}.", err=True)
     else:
         click.echo(chosen.probes_table(probes))
-        click.echo(f"{len(probes)} probes.", err=True)
+        click.echo(f"{_probes(len(probes))}.", err=True)
     click.echo("Next: `stereoprobe collect` with the same options (add --dry-run to count the cost).", err=True)
+
+
+def _probes(n: int) -> str:
+    return f"{n} probe{'' if n == 1 else 's'}"

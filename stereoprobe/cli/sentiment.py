@@ -57,13 +57,19 @@ def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms, ci, w
         raise click.UsageError("Give either RUN_DIR or --input FILE --out DIR.")
     if input_file is not None and out_dir is None:
         raise click.UsageError("--input FILE needs --out DIR (the run directory to write sentiment/ into).")
+    from stereoprobe.errors import DataError
+
+    if input_file is not None and not input_file.is_file():
+        raise DataError(f"--input {input_file}: no such file; give a JSON Lines or CSV file of completions.")
     if run_dir is not None and run_dir.is_dir():
-        from stereoprobe.errors import DataError
         from stereoprobe.studies import study_of_run
 
         study = study_of_run(run_dir).name
         if study != "fill-in":
-            raise DataError(f"{run_dir} is a {study} run: sentiment scores fill-in runs; use `stereoprobe score {run_dir}`.")
+            from stereoprobe.occupations import article_for
+
+            raise DataError(f"{run_dir} is {article_for(study)} {study} run: sentiment scores fill-in runs; use "
+                            f"`stereoprobe score {run_dir}`.")
     result, written = analyse(
         input_file or run_dir, out_dir=out_dir, lexicon=lexicon, overrides=overrides, synonyms=not no_synonyms,
         ci=ci, bootstrap=bootstrap, seed=seed, wording=wording,

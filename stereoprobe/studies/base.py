@@ -228,9 +228,23 @@ def check_flags(study: Study, command: str, given: Sequence[str]) -> None:
     allowed = study.flags.get(command, frozenset())
     wrong = [name for name in given if name not in allowed]
     if wrong:
-        flags = ", ".join("--" + n.replace("_", "-") for n in wrong)
+        flags = ", ".join(_flag(n) for n in wrong)
         verb = "does" if len(wrong) == 1 else "do"
         raise DataError(
             f"{flags} {verb} not apply to the {study.name} study; drop {'it' if len(wrong) == 1 else 'them'} "
             f"(`stereoprobe {command} --help` says which options each study takes)."
         )
+
+
+def _flag(name: str) -> str:
+    """The option as the user types it (``--format``, ``--bootstrap``), not click's parameter
+    name (``fmt``, ``n_boot``), read from the running command."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    for param in ctx.command.params if ctx is not None else ():
+        if param.name == name:
+            longest = max(param.opts, key=len)
+            if longest.startswith("--"):
+                return longest
+    return "--" + name.replace("_", "-")

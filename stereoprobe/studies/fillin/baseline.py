@@ -80,11 +80,14 @@ class Baseline:
     manifest: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> str:
+        from stereoprobe.page.numbers import counted
+
         groups = len(self.matched) + len(self.unmatched)
+        probes = self.probes_in_catalog
         text = (
-            f"{self.rows:,} rows -> {len(self.records):,} records (group x query) in {self.run_dir}; "
-            f"{len(self.matched):,} of {groups:,} groups matched to the catalog, "
-            f"{self.probes_in_catalog:,} records are catalog probes."
+            f"{counted(self.rows, 'row')} -> {counted(len(self.records), 'record')} (group x query) in {self.run_dir}; "
+            f"{len(self.matched):,} of {counted(groups, 'group')} matched to the catalog, "
+            f"{counted(probes, 'record')} {'is a catalog probe' if probes == 1 else 'are catalog probes'}."
         )
         if self.unmatched:
             names = ", ".join(f"{c}/{g}" for c, g in self.unmatched)
@@ -155,6 +158,8 @@ def load_group_map(path: str | Path | None = None) -> dict[tuple[str, str], tupl
                 out[(_key(vals[0]), _key(vals[1]))] = (vals[2], vals[3])
     except FileNotFoundError:
         raise DataError(f"{p}: mapping file not found; it ships in groups/ ({MAPPING_FILE}).") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{p}: not UTF-8 text ({exc.reason}); save the mapping as UTF-8.") from None
     return out
 
 
@@ -164,7 +169,10 @@ def _template_id(query: str) -> str:
     return "_".join(words) or "query"
 
 
-def _match_groups(rows, catalog, mapping):
+def _match_groups(rows, catalog, mapping, mapping_file=None):
+    """A group the mapping sends to a group the catalog lacks is an error naming ``mapping_file``
+    (the user's --mapping); with the shipped mapping (None) and the user's own --catalog it is
+    only not in the catalog."""
     known = {(_key(g.category), _key(g.group)): (g.category, g.group) for g in catalog.groups}
     matched: dict[tuple[str, str], tuple[str, str]] = {}
     unmatched: list[tuple[str, str]] = []
@@ -172,9 +180,9 @@ def _match_groups(rows, catalog, mapping):
         key = (_key(cat), _key(grp))
         hit = known.get(key) or mapping.get(key)
         if hit is not None and (_key(hit[0]), _key(hit[1])) not in known:
-            raise DataError(
-                f"groups/{MAPPING_FILE}: {hit[0]}/{hit[1]} is not a group of the catalog; fix the mapping."
-            )
+            if mapping_file is not None:
+                raise DataError(f"{mapping_file}: {hit[0]}/{hit[1]} is not a group of the catalog; fix the mapping.")
+            hit = None
         if hit is None:
             unmatched.append((cat, grp))
         else:
@@ -182,13 +190,13 @@ def _match_groups(rows, catalog, mapping):
     return matched, unmatched
 
 
-def baseline_records(rows: list[SearchRow], catalog=None, mapping=None):
+def baseline_records(rows: list[SearchRow], catalog=None, mapping=None, mapping_file=None):
     """Rows -> one Completion per (group, query), plus the group matching (see the module docstring)."""
     from stereoprobe.studies.fillin.catalog import load_catalog
 
     catalog = catalog if catalog is not None else load_catalog()
     mapping = mapping if mapping is not None else load_group_map()
-    matched, unmatched = _match_groups(rows, catalog, mapping)
+    matched, unmatched = _match_groups(rows, catalog, mapping, mapping_file)
     probes = {(p.category, p.group, _key(p.prefix)): p for p in catalog.probes()}
     buckets: dict[tuple[str, str, str], list[SearchRow]] = {}
     for r in rows:
@@ -278,7 +286,7 @@ def build_baseline(source: str | Path, out: str | Path, catalog: str | Path | No
         raise DataError(f"{out_dir} already holds a run; choose a new --out directory.")
     rows = read_choenni(src)
     cat = load_catalog(catalog)
-    records, matched, unmatched, in_catalog = baseline_records(rows, cat, load_group_map(mapping))
+    records, matched, unmatched, in_catalog = baseline_records(rows, cat, load_group_map(mapping), mapping)
     store = RunStore(out_dir)
     store.open()
     try:

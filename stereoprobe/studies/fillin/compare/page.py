@@ -134,7 +134,8 @@ def render(result: Any, figures: dict[str, bytes], heatmaps: list[tuple[str, byt
     meta = result.meta
     runs = result.runs
     key = " ".join(f'<span style="color:{run_colour(i)}">&#9679; {esc(n)}</span>' for i, n in enumerate(runs.run))
-    run_rows = _table(runs, [("run", "run"), ("model", "model"), ("baseline", "people?"), ("records", "records"),
+    people = runs.assign(baseline=["yes" if b else "no" for b in runs.baseline])  # it printed True / False
+    run_rows = _table(people, [("run", "run"), ("model", "model"), ("baseline", "people?"), ("records", "records"),
                              ("probes", "probes"), ("missing_vs_others", "missing (others have)")], sortable=False)
     pair_rows = _table(result.pairs, [("run_a", "run A"), ("run_b", "run B"), ("common", "common probes"),
                                       ("only_a", "only in A"), ("only_b", "only in B")], sortable=False)

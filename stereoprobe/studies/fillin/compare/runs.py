@@ -112,6 +112,8 @@ def load_runs(paths: Sequence[str | Path], labeller: Any, write_missing: bool = 
     runs = []
     for path, name in zip(checked, run_names(checked)):
         records = read_completions(path)
+        if not records:
+            raise DataError(f"{path}: no answers yet (an empty completions.jsonl); collect the run, then compare it.")
         if not any(r.probe_id for r in records):
             raise DataError(f"{path}: its records have no probe ids, so it cannot be aligned with other runs.")
         wrote = write_missing and not (path / "sentiment").exists()

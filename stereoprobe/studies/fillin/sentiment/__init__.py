@@ -228,6 +228,20 @@ def analyse(
         if not src.is_dir():
             raise DataError(f"{src}: not a run directory; for a file use --input FILE --out DIR.")
         out_dir = src
+    _check_out(src, Path(out_dir))
     result = score(src, lexicon=lexicon, overrides=overrides, synonyms=synonyms, ci=ci, bootstrap=bootstrap, seed=seed,
                    wording=wording)
     return result, write_outputs(result, Path(out_dir) / "sentiment")
+
+
+def _check_out(src: Path, out: Path) -> None:
+    """An --out folder holding a run takes only that run's own answers: the sentiment of
+    another file written there replaced the run's own (or landed in another study's run)."""
+    from stereoprobe.store import COMPLETIONS, MANIFEST
+
+    if not ((out / COMPLETIONS).is_file() or (out / MANIFEST).is_file()):
+        return
+    own = src.resolve() in ((out / COMPLETIONS).resolve(), out.resolve())
+    if not own:
+        raise DataError(f"{out} holds another run: the sentiment of {src} would be written into it "
+                        "(replacing that run's own); give a new --out directory.")

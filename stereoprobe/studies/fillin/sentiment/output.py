@@ -67,15 +67,17 @@ def interval_lines(table4: Any, meta: dict[str, Any], markdown: bool) -> list[st
 
 def coverage_line(cov: dict[str, Any]) -> str:
     """The paper's bookkeeping in one line."""
+    from stereoprobe.page.numbers import counted
+
     occ = cov["occurrences"]
     parts = [
-        f"{cov['unique_words']:,} unique words: {cov['in_lexicon']:,} in lexicon"
+        f"{counted(cov['unique_words'], 'unique word')}: {cov['in_lexicon']:,} in lexicon"
         + (f", {cov['via_override']:,} via overrides" if cov["via_override"] else "")
         + f", {cov['via_lemma']:,} via lemma, {cov['via_synonyms']:,} via synonyms, {cov['ignored']:,} ignored",
-        f"{occ['total']:,} word occurrences, {occ['counted']:,} positive/negative "
+        f"{counted(occ['total'], 'word occurrence')}, {occ['counted']:,} positive/negative "
         f"({occ['left_out']:,} both/neutral/unassigned left out of the shares)",
         f"records left out: {cov['left_out_records']['refused']:,} refused, {cov['left_out_records']['failed']:,} failed",
-        f"{cov['group_name_words']['occurrences']:,} group-name words left out",
+        f"{counted(cov['group_name_words']['occurrences'], 'group-name word')} left out",
     ]
     return "; ".join(parts) + "."
 
