@@ -35,9 +35,11 @@ class ReparseResult:
     next_command: str = "sentiment"
 
     def summary(self) -> str:
+        from stereoprobe.page.numbers import counted
+
         counts = ", ".join(f"{self.counts.get(s, 0)} {s}" for s in STATUSES)
         return (
-            f"Parser {self.parser_version}: {self.changed} record{'' if self.changed == 1 else 's'} changed, "
+            f"Parser {self.parser_version}: {counted(self.changed, 'record')} changed, "
             f"{self.unchanged} unchanged. "
             f"Run {self.run_dir}: {counts}. Next: `stereoprobe {self.next_command} {self.run_dir}`."
         )

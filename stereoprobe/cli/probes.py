@@ -35,6 +35,7 @@ def command(study, design, output, **options):
       stereoprobe probes --study coreference --pairs 100 --seed 1 --prompt late
     """
     from stereoprobe.designs import apply
+    from stereoprobe.page.numbers import counted
     from stereoprobe.studies import get_study
     from stereoprobe.studies.base import check_flags
 
@@ -46,12 +47,8 @@ def command(study, design, output, **options):
         probes = probes[: options["limit"]]
     if output:
         chosen.write_probes(probes, output)
-        click.echo(f"Wrote {_probes(len(probes))} to {output}.", err=True)
+        click.echo(f"Wrote {counted(len(probes), 'probe')} to {output}.", err=True)
     else:
         click.echo(chosen.probes_table(probes))
-        click.echo(f"{_probes(len(probes))}.", err=True)
+        click.echo(f"{counted(len(probes), 'probe')}.", err=True)
     click.echo("Next: `stereoprobe collect` with the same options (add --dry-run to count the cost).", err=True)
-
-
-def _probes(n: int) -> str:
-    return f"{n} probe{'' if n == 1 else 's'}"
