@@ -333,7 +333,7 @@ def test_coreference_flags_are_refused_by_the_other_studies(run_cli, argv, needl
 
 def test_probes_lists_the_default_design_and_the_other_sources(tmp_path, run_cli):
     res = run_cli("probes", "--study", "coreference")
-    assert res.exit_code == 0 and "16800 probes." in res.stderr
+    assert res.exit_code == 0 and "16,800 probes." in res.stderr
     res = run_cli("probes", "--study", "coreference", "--pairs", "10", "--seed", "3", "--prompt", "late",
                   "--output", tmp_path / "p.csv")
     rows = pd.read_csv(tmp_path / "p.csv")

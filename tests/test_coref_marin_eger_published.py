@@ -20,7 +20,7 @@ def test_the_published_design_is_000s_size_and_settings():
     listed = run("probes", "--study", "coreference", "--design", "published")
     # 000, section 4.2.1: "3000 responses ... for each of the 7 prompt templates, as 3 variations of 1000 random
     # profession pairings": 21,000 prompts
-    assert listed.exit_code == 0 and "21000 probes." in listed.stderr
+    assert listed.exit_code == 0 and "21,000 probes." in listed.stderr
     dry = run("collect", "--study", "coreference", "--design", "published", "--model", "m", "--dry-run")
     assert "21,000 requests" in dry.output and "at most 2,520,000" in dry.output  # max_tokens 120 each
     embedded = run("collect", "--study", "coreference", "--design", "published", "--dry-run")

@@ -22,7 +22,7 @@ def run(*args):
 
 def test_the_published_design_is_004s_size_and_settings():
     listed = run("probes", "--design", "published")
-    assert listed.exit_code == 0 and "2292 probes." in listed.stderr  # 004: "almost 2300 probes"
+    assert listed.exit_code == 0 and "2,292 probes." in listed.stderr  # 004: "almost 2300 probes"
     dry = run("collect", "--design", "published", "--model", "m", "--dry-run")
     assert "2,292 requests" in dry.output and "at most 687,600" in dry.output  # 2,292 x max_tokens 300
     hot = run("collect", "--design", "published", "--temperature", "0.7", "--model", "m", "--dry-run")

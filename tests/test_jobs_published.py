@@ -19,7 +19,7 @@ def run(*args):
 def test_the_published_design_is_003s_size():
     listed = run("probes", "--study", "jobs", "--design", "published")
     # 40 jobs (Table 6) x 4 task prompts (Table 1) x 7 (none and Table 2's six) x 2 positions (section 4.2)
-    assert listed.exit_code == 0 and "2240 probes." in listed.stderr
+    assert listed.exit_code == 0 and "2,240 probes." in listed.stderr
     other = run("probes", "--study", "jobs", "--design", "published", "--debias", "none")
     assert other.exit_code == 2 and "--debias 'none' conflicts with the published design" in other.stderr
 
