@@ -179,6 +179,11 @@ def collect(
     """
     if samples < 1:
         raise DataError(f"--samples must be at least 1, not {samples}.")
+    from stereoprobe.suite.record import FILE as SUITE
+
+    if (Path(out) / SUITE).is_file():  # its answers would sit beside the suite's, in no study's folder
+        raise DataError(f"{out} is a suite's folder: collect into a new --out, or continue the suite with "
+                        f"`stereoprobe suite --out {out}`.")
     from stereoprobe.batch import active
 
     if active() is not None:  # --batch, --batch-file, ingest: the same run, asked as a batch

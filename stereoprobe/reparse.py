@@ -62,6 +62,9 @@ def rewrite(run_dir: str | Path, record: type, reparsed: Callable[[Any], Any], p
     store = RunStore(run_dir, record)
     manifest = read_manifest(store.dir)
     if manifest is None or not store.path.is_file():
+        from stereoprobe.studies import not_a_suite
+
+        not_a_suite(store.dir)
         raise DataError(f"{store.dir}: not a run directory (no manifest.json and completions.jsonl).")
     if manifest.mode != "chat":
         raise DataError(f"{store.dir} is a {manifest.mode} run: only chat replies are parsed; nothing to do.")

@@ -248,3 +248,25 @@ def test_the_cost_table_totals_and_prices_batches_at_half():
     c = StudyCost("c", 1, 1, 1, 1, 1, 0.1, "texts")
     assert batch_total_note([*rows, c]) == "The batch total counts b and c at the live price: they cannot be batched."
     assert batch_total_note(rows[:1]) is None and batch_total_note(rows[1:]) is None  # all batched, or none
+
+
+@pytest.mark.parametrize("command", ["score", "report", "sentiment", "reparse", "collect"])
+def test_a_suites_folder_given_for_a_run_names_the_runs_inside_it(run_cli, tmp_path, command):
+    """`stereoprobe score SUITE` (and report, sentiment, reparse) said "not a run directory ...; run
+    `stereoprobe collect --out SUITE` first", and collect --out SUITE wrote a run beside the suite's
+    own: the suite's study runs are folders inside it."""
+    suite = tmp_path / "suite"
+    (suite / "jobs").mkdir(parents=True)
+    (suite / "jobs" / "manifest.json").write_text("{}", encoding="utf-8")
+    (suite / "suite.json").write_text("{}", encoding="utf-8")
+    before = sorted(p.relative_to(suite).as_posix() for p in suite.rglob("*"))
+    args = ("--out", suite, "--model", "m", "--base-url", "http://127.0.0.1:9/v1") if command == "collect" else (suite,)
+    res = run_cli(command, *args, env={"OPENAI_API_KEY": TEST_KEY})
+    assert res.exit_code == 2
+    if command == "collect":
+        assert one_line(res) == (f"Error: {suite} is a suite's folder: collect into a new --out, or continue the "
+                                 f"suite with `stereoprobe suite --out {suite}`.")
+    else:
+        assert one_line(res) == (f"Error: {suite} is a suite's folder, not a run; its studies' runs are "
+                                 f"{suite / 'jobs'}: give one of them, or see them all with `stereoprobe card {suite}`.")
+    assert sorted(p.relative_to(suite).as_posix() for p in suite.rglob("*")) == before

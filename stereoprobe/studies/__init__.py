@@ -84,7 +84,26 @@ def study_of_run(run_dir) -> "Study":
     from stereoprobe.manifest import read_manifest
 
     manifest = read_manifest(run_dir)
+    if manifest is None:
+        not_a_suite(run_dir)
     return get_study(manifest.study if manifest is not None else DEFAULT)
+
+
+def not_a_suite(folder) -> None:
+    """Refuse a suite's folder given where a run is asked for, naming the study runs inside it
+    (score, report, sentiment and reparse said to collect into the suite's folder)."""
+    from pathlib import Path
+
+    from stereoprobe.store import MANIFEST
+    from stereoprobe.suite.record import FILE
+
+    folder = Path(folder)
+    if not (folder / FILE).is_file():
+        return
+    runs = sorted(p.name for p in folder.iterdir() if (p / MANIFEST).is_file())
+    inside = f"; its studies' runs are {', '.join(str(folder / r) for r in runs)}" if runs else ""
+    raise DataError(f"{folder} is a suite's folder, not a run{inside}: give one of them, or see them all with "
+                    f"`stereoprobe card {folder}`.")
 
 
 def study_of_runs(run_dirs) -> "Study":
