@@ -32,7 +32,9 @@ def distinct_runs(runs: Sequence[str | Path]) -> None:
     seen: dict[Path, Path] = {}
     for p in map(Path, runs):
         if p.resolve() in seen:
-            raise DataError(f"{p} is given twice (also as {seen[p.resolve()]}); give each run once.")
+            other = seen[p.resolve()]
+            also = f" (also as {other})" if str(other) != str(p) else ""
+            raise DataError(f"{p} is given twice{also}; give each run once.")
         seen[p.resolve()] = p
 
 

@@ -255,6 +255,9 @@ def test_the_other_studies_compares_refuse_a_run_given_twice(tmp_path, study):
     with pytest.raises(DataError) as exc:
         get_study(study).compare([run, tmp_path / "x" / ".." / "run"], tmp_path / "out", {})
     assert str(exc.value) == f"{tmp_path / 'x' / '..' / 'run'} is given twice (also as {run}); give each run once."
+    with pytest.raises(DataError) as exc:  # the same spelling twice: "(also as run)" said nothing
+        get_study(study).compare([run, run], tmp_path / "out", {})
+    assert str(exc.value) == f"{run} is given twice; give each run once."
     assert not (tmp_path / "out").exists()
     assert run_paths([run, run]) == [run, run]
     with pytest.raises(DataError, match=r"at least two run directories, e\.g\. `stereoprobe compare"):

@@ -47,21 +47,18 @@ class Run:
 
 def check_paths(paths: Sequence[str | Path]) -> list[Path]:
     """Two or more distinct run directories, or a one-line DataError."""
+    from stereoprobe.comparing import distinct_runs
     from stereoprobe.store import COMPLETIONS
 
     if len(paths) < 2:
         raise DataError("compare needs at least two run directories, e.g. `stereoprobe compare runs/a runs/b --out cmp`.")
-    seen: dict[Path, str] = {}
     out = []
     for p in map(Path, paths):
         if not p.is_dir() or not (p / COMPLETIONS).is_file():
             what = "no such directory" if not p.exists() else f"no {COMPLETIONS}"
             raise DataError(f"{p}: not a run directory ({what}); give directories written by `stereoprobe collect` or `baseline`.")
-        key = p.resolve()
-        if key in seen:
-            raise DataError(f"{p} is given twice (also as {seen[key]}); give each run once.")
-        seen[key] = str(p)
         out.append(p)
+    distinct_runs(out)
     return out
 
 
