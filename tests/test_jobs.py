@@ -109,6 +109,9 @@ def test_a_bad_jobs_csv_is_one_line_and_creates_nothing(tmp_path, run_cli, conte
     (["collect", "--study", "jobs", "--templates", "choenni"], "--templates does not apply to the jobs study"),
     (["probes", "--study", "hobbits"], "Unknown study 'hobbits': choose fill-in, jobs, coreference, anecdotes, "
                                         "hobbies or stories."),
+    # a suite's own name for a study asked with options: which ones (it said only "Unknown study")
+    (["probes", "--study", "sterlie"], "Unknown study 'sterlie' (sterlie is the suite's name for --study coreference "
+                                         "--templates sterlie): choose fill-in, jobs, coreference"),
     (["collect", "--debias", "all"], "the fill-in study takes one prefix number"),
     (["collect", "--study", "jobs", "--debias", "7"], "--debias '7': give all, none, or numbers from 0 to 6"),
     (["collect", "--study", "jobs", "--job", "astronaut"], "Unknown job 'astronaut'"),

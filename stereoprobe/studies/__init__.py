@@ -73,7 +73,12 @@ def get_study(name: str | None) -> "Study":
     """The study called ``name`` (None: the default, fill-in); an unknown name is a DataError."""
     name = name or DEFAULT
     if name not in STUDIES:
-        raise DataError(f"Unknown study {name!r}: choose {', '.join(list(STUDIES)[:-1])} or {list(STUDIES)[-1]}.")
+        from stereoprobe.suite.plan import study_flags
+
+        flags = study_flags(name)  # a suite's name for a study asked with its own options ("sterlie")
+        hint = f" ({name} is the suite's name for {flags})" if flags else ""
+        raise DataError(f"Unknown study {name!r}{hint}: choose {', '.join(list(STUDIES)[:-1])} or "
+                        f"{list(STUDIES)[-1]}.")
     module, cls = STUDIES[name]
     return getattr(importlib.import_module(module), cls)()
 

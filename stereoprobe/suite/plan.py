@@ -47,6 +47,19 @@ STUDIES = (
     SuiteStudy("hobbies", "hobbies", {}, "a base model continuing a completion form, not the paper's instruction"),
 )
 KEYS = {s.key: s for s in STUDIES}
+
+
+def study_flags(key: str) -> str | None:
+    """The flags that ask a suite's study of its own name alone (None: the name is no suite key).
+
+    >>> study_flags("sterlie"), study_flags("multiple-choice"), study_flags("nope")
+    ('--study coreference --templates sterlie', '--study coreference --templates sterlie --questions FILE', None)
+    """
+    if key not in KEYS:
+        return None
+    s = KEYS[key]
+    flags = [f"--study {s.study}", *(f"--{k.replace('_', '-')} {v}" for k, v in s.options.items())]
+    return " ".join(flags + (["--questions FILE"] if key == "multiple-choice" else []))
 #: The generation studies: a model file without chat continues their completion form.
 _COMPLETION_FORM = ("anecdotes", "stories", "hobbies")
 
