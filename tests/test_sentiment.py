@@ -526,3 +526,16 @@ def test_the_coverage_line_of_one_word_is_singular(run_cli, tmp_path):
     assert ("1 unique word: 1 in lexicon, 0 via lemma, 0 via synonyms, 0 ignored; 1 word occurrence, 1 positive/negative "
             "(0 both/neutral/unassigned left out of the shares); records left out: 0 refused, 0 failed; 1 group-name "
             "word left out.") in result.stdout
+
+
+def test_sentiment_of_a_run_whose_collect_stopped_says_so(run_cli, tmp_path):
+    """As score says it (cli._common.unfinished_line): the shares are of the probes answered so far."""
+    run = _write_run(tmp_path / "run")
+    manifest = json.loads((run / "manifest.json").read_text())
+    for status, said in (("complete", False), ("stopped", True)):
+        (run / "manifest.json").write_text(json.dumps({**manifest, "status": status}))
+        result = run_cli("sentiment", run, "--lexicon", SYNTHETIC)
+        assert result.exit_code == 0, result.stderr
+        line = (f"This run's collect did not finish (status stopped): these numbers are of the prompts answered so "
+                f"far. The same `stereoprobe collect` command with --out {run} continues it; then run sentiment again.")
+        assert (line in result.stdout) is said

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any, Callable
 
 import click
@@ -147,3 +148,22 @@ def probe_filters(func: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def unfinished_line(run_dir: Path, command: str) -> str | None:
+    """A line when the run's collect stopped before every prompt was answered (or is still
+    running): its numbers are of the prompts answered so far, which need not be a fair part of
+    the design; ``command`` is what to run again once collect has finished."""
+    from stereoprobe.errors import StereoprobeError
+    from stereoprobe.manifest import read_manifest, unfinished
+
+    try:
+        manifest = read_manifest(run_dir)
+    except StereoprobeError:
+        return None
+    if manifest is None or not unfinished(manifest.status):
+        return None
+    held = (manifest.counts or {}).get("records")
+    return (f"This run's collect did not finish (status {manifest.status}" + (f", {held:,} answers stored" if held else "")
+            + "): these numbers are of the prompts answered so far. The same `stereoprobe collect` command "
+              f"with --out {run_dir} continues it; then {command} again.")

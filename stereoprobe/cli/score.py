@@ -61,6 +61,7 @@ def command(run_dir, **options):
       stereoprobe score runs/coreference-gemma-3-270m
       stereoprobe score runs/hobbies-gpt-4o-mini
     """
+    from stereoprobe.cli._common import unfinished_line
     from stereoprobe.studies import study_of_run
     from stereoprobe.studies.base import check_flags
 
@@ -68,27 +69,8 @@ def command(run_dir, **options):
     check_flags(study, "score", given_options(click.get_current_context()))
     result, written = study.score(run_dir, options)
     click.echo(study.summary(result))
-    unfinished = _unfinished(run_dir)
+    unfinished = unfinished_line(run_dir, "score")
     if unfinished:
         click.echo(unfinished)
     click.echo(f"Wrote {written}/", err=True)
     click.echo(f"Next: `stereoprobe report {run_dir}`.")
-
-
-def _unfinished(run_dir: Path) -> str | None:
-    """A line when the run's collect stopped before every prompt was answered: its numbers are of
-    the prompts answered so far, which need not be a fair part of the design."""
-    from stereoprobe.errors import StereoprobeError
-    from stereoprobe.manifest import read_manifest, unfinished
-
-    try:
-        manifest = read_manifest(run_dir)
-    except StereoprobeError:
-        return None
-    if manifest is None or not unfinished(manifest.status):
-        return None
-    held = (manifest.counts or {}).get("records")
-    return (f"This run's collect did not finish (status {manifest.status}" + (f", {held:,} answers stored" if held else "")
-            + "): these numbers are of the prompts answered so far. The same `stereoprobe collect` command "
-              f"with --out {run_dir} continues it; then score again.")
-

@@ -75,5 +75,11 @@ def command(run_dir, input_file, out_dir, lexicon, overrides, no_synonyms, ci, w
         ci=ci, bootstrap=bootstrap, seed=seed, wording=wording,
     )
     click.echo(format_summary(result))
+    if run_dir is not None:
+        from stereoprobe.cli._common import unfinished_line
+
+        unfinished = unfinished_line(run_dir, "run sentiment")
+        if unfinished:
+            click.echo(unfinished)
     click.echo(f"Wrote {written}/", err=True)
     click.echo(f"Next: `stereoprobe report {written.parent}` draws the figures and briefings.")
