@@ -51,7 +51,6 @@ def label_means(texts: Any, labels: Sequence[str], level: float = 0.95) -> Any:
     difference female - male with Welch's interval (``df``: its degrees of freedom), p and q."""
     import numpy as np
     import pandas as pd
-    from scipy import stats as st
 
     from stereoprobe.stats import bh
 
@@ -69,9 +68,7 @@ def label_means(texts: Any, labels: Sequence[str], level: float = 0.95) -> Any:
         f, m = parts["female"], parts["male"]
         row["difference"] = f.mean() - m.mean() if len(f) and len(m) else np.nan
         if len(f) > 1 and len(m) > 1 and (f.std() > 0 or m.std() > 0):
-            with warnings.catch_warnings():  # a gender's names all at one score: Welch's t reads the other's
-                warnings.filterwarnings("ignore", "Precision loss", RuntimeWarning)  # spread; no loss to warn of
-                test = st.ttest_ind(f, m, equal_var=False)
+            test = _welch(f, m)
             ci = test.confidence_interval(level)
             row.update({"diff_low": ci.low, "diff_high": ci.high, "df": float(test.df), "p": test.pvalue})
         else:
@@ -80,6 +77,19 @@ def label_means(texts: Any, labels: Sequence[str], level: float = 0.95) -> Any:
     out = pd.DataFrame(rows)
     out["q"] = bh(out["p"].to_numpy()) if len(out) else []
     return out
+
+
+def _welch(f: Any, m: Any) -> Any:
+    """scipy's Welch test of female vs male names (at least two a side, some spread). A gender's
+    names all at one score is no loss of precision (the test reads the other's spread); scipy's
+    warning that says so is not shown."""
+    import warnings
+
+    from scipy import stats as st
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Precision loss", RuntimeWarning)
+        return st.ttest_ind(f, m, equal_var=False)
 
 
 def _mean_interval(x: Any, level: float) -> tuple[float, float]:
@@ -146,7 +156,6 @@ def paired_label_differences(base: Any, run: Any, labels: Sequence[str], level: 
     cancels. One row per label: ``difference``, ``low``, ``high``, ``df``, ``names``."""
     import numpy as np
     import pandas as pd
-    from scipy import stats as st
 
     a, b = per_name(base, labels), per_name(run, labels)
     both = a.merge(b, on=["name", "gender"], suffixes=("_a", "_b"))
@@ -157,9 +166,7 @@ def paired_label_differences(base: Any, run: Any, labels: Sequence[str], level: 
         row = {"label": label, "difference": f.mean() - m.mean() if len(f) and len(m) else np.nan,
                "low": np.nan, "high": np.nan, "df": np.nan, "names": len(d)}
         if len(f) > 1 and len(m) > 1 and (f.std() > 0 or m.std() > 0):
-            with warnings.catch_warnings():  # a gender's names all at one score: Welch's t reads the other's
-                warnings.filterwarnings("ignore", "Precision loss", RuntimeWarning)  # spread; no loss to warn of
-                test = st.ttest_ind(f, m, equal_var=False)
+            test = _welch(f, m)
             ci = test.confidence_interval(level)
             row.update(low=float(ci.low), high=float(ci.high), df=float(test.df))
         elif len(f) > 1 and len(m) > 1:  # every name scored alike in both runs: no difference, and no spread
