@@ -340,6 +340,9 @@ def test_amplification_and_recall_against_a_baseline(tmp_path, run_cli):
     html = page.render(result, {"categories": b""}, [])
     runs = html.split("<h2>Runs and alignment</h2>", 1)[1].split("</table>", 1)[0]
     assert "<td>model</td><td>m</td><td>no</td>" in runs and "<td>yes</td>" in runs and "True" not in runs
+    # its counts are numbers, right-aligned and sortable, as the other tables' (they were text)
+    n = int(result.runs.records.iloc[0])
+    assert f'<td class="num" data-v="{n}">{n:,}</td>' in runs
 
 
 # -- outputs ---------------------------------------------------------------------------------

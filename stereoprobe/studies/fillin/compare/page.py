@@ -60,6 +60,8 @@ def _table(df: Any, columns: Sequence[tuple[str, str]], sortable: bool = True, c
             if isinstance(v, float):
                 text = _q(v) if col in ("p", "q") else _num(v, signed=col in ("difference", "amplification"))
                 cells.append(f'<td class="num" data-v="{"" if math.isnan(v) else v}">{text}</td>')
+            elif isinstance(v, int) and not isinstance(v, bool):  # counts: right-aligned, 2,292 (it read 2292)
+                cells.append(f'<td class="num" data-v="{v}">{v:,}</td>')
             else:
                 cells.append(f"<td>{esc(str(v))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
