@@ -66,3 +66,15 @@ def test_an_endpoint_without_a_batch_api_is_told_to_check_the_url_not_to_run_aga
     assert "could not upload the requests (HTTP 404" in lines[0]
     assert lines[0].endswith(f"nothing is lost: check that --base-url {url} serves the openai batch API.")
     assert "run the same command again" not in lines[0]  # it would be refused again
+
+
+def test_anthropic_takes_a_base_url_written_the_openai_way(tmp_path):
+    """--batch anthropic --base-url http://host/v1 asked /v1/v1/messages/batches (a 404): Anthropic's
+    client adds /v1 itself (batch.clients.without_v1)."""
+    with FakeOpenAI(api_key=TEST_KEY) as live, FakeBatches(live, api_key=TEST_KEY) as batches:
+        assert batches.base_url.endswith("/v1")
+        res = CliRunner().invoke(cli, ["collect", "--model", "fake-chat", "--base-url", batches.base_url, "--limit",
+                                       "2", "-q", "--batch", "anthropic", "--poll-interval", "0", "--out",
+                                       str(tmp_path / "run")], env={"ANTHROPIC_API_KEY": TEST_KEY})
+    assert res.exit_code == 0, res.output
+    assert "Stored 2 answers (2 ok" in res.output

@@ -129,6 +129,19 @@ class OpenAIBatches(_Batches):
         return self._call("cancel the batch", self._client.batches.cancel, batch_id).status
 
 
+def without_v1(base_url: str | None) -> str | None:
+    """Anthropic's client adds ``/v1`` to its base URL itself: an OpenAI-style ``--base-url .../v1``
+    asked ``.../v1/v1/messages/batches`` (a 404).
+
+    >>> without_v1("https://api.anthropic.com/v1/"), without_v1("http://127.0.0.1:8080"), without_v1(None)
+    ('https://api.anthropic.com', 'http://127.0.0.1:8080', None)
+    """
+    if base_url is None:
+        return None
+    trimmed = base_url.rstrip("/")
+    return trimmed[:-3] if trimmed.endswith("/v1") else base_url
+
+
 class AnthropicBatches(_Batches):
     name = "anthropic"
 
@@ -138,7 +151,7 @@ class AnthropicBatches(_Batches):
         except ImportError:
             raise BackendError("--batch anthropic needs the anthropic client: pip install 'stereoprobe[anthropic]'.") from None
         self._errors = (anthropic.AuthenticationError, anthropic.APIStatusError, anthropic.APIConnectionError)
-        super().__init__(anthropic.Anthropic(api_key=key, base_url=base_url, timeout=timeout,
+        super().__init__(anthropic.Anthropic(api_key=key, base_url=without_v1(base_url), timeout=timeout,
                                              max_retries=max_retries), key)
 
     def submit(self, path: Path, url: str, run: str) -> str:
