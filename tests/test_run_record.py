@@ -51,3 +51,14 @@ def test_a_broken_manifest_is_told_to_a_command_without_out(tmp_path, run_cli):
     result = run_cli("reparse", tmp_path)
     assert result.exit_code == 2
     assert result.stderr.endswith("; restore it, or collect the run again into a new --out directory.\n")
+
+
+def test_a_run_of_another_study_is_named_with_its_article(tmp_path):
+    """'RUN is a anecdotes run, not a jobs run' (studies.base.read_run; the gate's lines too)."""
+    from stereoprobe.studies.base import read_run
+    from stereoprobe.studies.jobs.records import JobAnswer
+
+    (tmp_path / "manifest.json").write_text(json.dumps({"study": "anecdotes", "status": "complete"}), encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        read_run(tmp_path, "jobs", JobAnswer)
+    assert str(err.value).startswith(f"{tmp_path} is an anecdotes run, not a jobs run;")

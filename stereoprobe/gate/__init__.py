@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from stereoprobe.errors import DataError
+from stereoprobe.occupations import article_for
 from stereoprobe.gate.judge import Check, judge_family
 from stereoprobe.gate.policy import ALL, Rule, read_policy
 
@@ -167,7 +168,7 @@ def gate(runs: Sequence[str | Path], policy: str | Path, baseline: str | Path | 
     kinds = {p: k for p, (_, k) in runs_given.items()}
     for p, s in studies.items():
         if not any(_applies(r, s, kinds[p]) for r in rules):
-            raise DataError(f"{p} is a {_kind(s, kinds[p])} run and no rule of {Path(policy).name} is for it; add one "
+            raise DataError(f"{p} is {article_for(s)} {_kind(s, kinds[p])} run and no rule of {Path(policy).name} is for it; add one "
                             "or leave the run out.")
     for r in rules:
         if not any(_applies(r, s, kinds[p]) for p, s in studies.items()):
@@ -204,7 +205,8 @@ def _baselines(rules: list[Rule], runs: dict[Path, tuple[str, str]], baselines: 
         if key in found:
             raise DataError(f"two {_kind(*key)} baselines ({found[key]}, {b}); give one baseline per study.")
         if key not in have:
-            raise DataError(f"the baseline {b} is a {_kind(*key)} run, and no {_kind(*key)} run is given ({listed}).")
+            raise DataError(f"the baseline {b} is {article_for(key[0])} {_kind(*key)} run, and no {_kind(*key)} run is "
+                            f"given ({listed}).")
         _metrics(key[0]).values(b)  # scored, or one line saying so
         found[key] = b
     for r in rules:

@@ -80,8 +80,9 @@ class Study:
         """Parse a chat run's stored replies again (a reparse.ReparseResult); a study whose
         answers are not parsed store-side has nothing to reparse."""
         from stereoprobe.errors import DataError
+        from stereoprobe.occupations import article_for
 
-        raise DataError(f"{run_dir} is a {self.name} run: its answers are not parsed from stored replies; "
+        raise DataError(f"{run_dir} is {article_for(self.name)} {self.name} run: its answers are not parsed from stored replies; "
                         "nothing to reparse.")
 
 
@@ -188,7 +189,10 @@ def read_run(run_dir: str | Path, study: str, record: type) -> tuple[Any, list]:
     if manifest is None:
         raise DataError(f"{run}: no manifest.json; run `stereoprobe collect --study {study} --out {run}` first.")
     if manifest.study != study:
-        raise DataError(f"{run} is a {manifest.study} run, not a {study} run; `stereoprobe score {run}` scores it "
+        from stereoprobe.occupations import article_for
+
+        raise DataError(f"{run} is {article_for(manifest.study)} {manifest.study} run, not {article_for(study)} {study} "
+                        f"run; `stereoprobe score {run}` scores it "
                         "as such.")
     return manifest, read_completions(run, record)
 
