@@ -171,6 +171,15 @@ def test_a_users_mapping_to_an_unknown_group_is_named_and_the_shipped_one_fits_a
         (mine / name).write_text("".join(x for x in lines if "millennials" not in x), encoding="utf-8")
     b = build_baseline(SYNTHETIC, tmp_path / "people", catalog=mine)
     assert b.unmatched == [("age", "millenials"), ("age", "millennials"), ("lifestyle", "surfers")]
+    assert b.summary().endswith("(kept under their own names; add them to groups/choenni_groups.csv): "
+                                "age/millenials, age/millennials, lifestyle/surfers.")
+    # with the user's own --mapping, the groups go there (it said the shipped file whatever was read)
+    ok = tmp_path / "ok.csv"
+    ok.write_text("choenni_category,choenni_group,category,group\nage,millenials,age,millennials\n")
+    b = build_baseline(SYNTHETIC, tmp_path / "people2", mapping=ok)
+    # (this mapping lacks the shipped one's sorority girls, so they are not matched either)
+    assert b.summary().endswith(f"(kept under their own names; add them to {ok}): lifestyle/surfers, "
+                                "lifestyle/sorrority girls.")
 
 
 def test_the_summary_of_one_row_is_singular(tmp_path):

@@ -78,6 +78,7 @@ class Baseline:
     unmatched: list[tuple[str, str]]
     probes_in_catalog: int  # records whose query is a catalog probe
     manifest: dict[str, Any] = field(default_factory=dict)
+    mapping_file: str | Path | None = None  # the user's --mapping (None: the shipped one)
 
     def summary(self) -> str:
         from stereoprobe.page.numbers import counted
@@ -91,7 +92,8 @@ class Baseline:
         )
         if self.unmatched:
             names = ", ".join(f"{c}/{g}" for c, g in self.unmatched)
-            text += f" Not in the catalog (kept under their own names; add them to groups/{MAPPING_FILE}): {names}."
+            where = self.mapping_file or f"groups/{MAPPING_FILE}"  # the mapping this run read
+            text += f" Not in the catalog (kept under their own names; add them to {where}): {names}."
         return text
 
 
@@ -296,4 +298,4 @@ def build_baseline(source: str | Path, out: str | Path, catalog: str | Path | No
         store.close()
     manifest = baseline_manifest(src, rows, records, cat, matched, unmatched)
     write_manifest(out_dir, manifest)
-    return Baseline(out_dir, records, len(rows), matched, unmatched, in_catalog, manifest)
+    return Baseline(out_dir, records, len(rows), matched, unmatched, in_catalog, manifest, mapping)
