@@ -139,3 +139,19 @@ def test_one_request_one_result_one_answer_are_singular(tmp_path):
     res = run("collect", "--model", "fake-chat", "--base-url", NOWHERE, "--limit", 1, "--batch-file", fresh,
               "--out", tmp_path / "one")
     assert res.exit_code == 0 and f"Wrote 1 request to {fresh} (" in res.output, res.output
+
+
+def test_a_recorded_file_since_deleted_is_named_as_the_run_was_begun(tmp_path):
+    """Ingest replays the collect options the run recorded: a --instruction-file deleted since read
+    "Invalid value for '--instruction-file' ... (see `stereoprobe ingest --help`)", an option ingest
+    does not have."""
+    instruction = tmp_path / "instruction.txt"
+    instruction.write_text("Give ten words that fill the blank, one per line.", encoding="utf-8")
+    run_dir, _, ids = file_run(tmp_path, "--instruction-file", str(instruction))
+    (tmp_path / "results.jsonl").write_text("".join(answer(i) for i in ids))
+    instruction.unlink()
+    res = run("ingest", run_dir, tmp_path / "results.jsonl", "-q")
+    assert res.exit_code == 2 and res.output.strip().splitlines() == [
+        f"Error: {run_dir} was begun with --instruction-file {instruction}: File '{instruction}' does not exist. "
+        "Restore it, then run this command again."], res.output
+    assert (run_dir / "completions.jsonl").read_text() == ""

@@ -77,7 +77,14 @@ def rerun_collect(run_dir: Path, spec: Any, quiet: bool, **changes: Any) -> Any:
     kwargs = {}
     for param in collect_cli.command.params:
         value = options.get(param.name, param.get_default(ctx) if param.name not in _TRANSIENT else None)
-        kwargs[param.name] = param.type_cast_value(ctx, value) if value is not None else None
+        try:
+            kwargs[param.name] = param.type_cast_value(ctx, value) if value is not None else None
+        except click.BadParameter as exc:  # a recorded file since moved or deleted: it named collect's option
+            from stereoprobe.errors import DataError
+
+            flag = max(param.opts, key=len)
+            raise DataError(f"{run_dir} was begun with {flag} {value}: {exc.message} Restore it, then run "
+                            "this command again.") from None
     kwargs.update(batch=None, batch_file=None, dry_run=False, retry_failed=False, quiet=quiet,
                   poll_interval=30.0, batch_limit=None, price_in=None, price_out=None, out=Path(run_dir), **changes)
     with using(spec):
