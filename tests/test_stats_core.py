@@ -75,6 +75,20 @@ def test_bh_by_hand():
     q = bh([0.5, 0.01, np.nan, 0.03, 0.02])
     assert np.isnan(q[2])
     assert q[[1, 4, 3, 0]] == pytest.approx([0.04, 0.04, 0.04, 0.5])
+    # a later smaller ratio pulls the earlier down (running minimum from the largest): .02*3/1 = .06 > .03*3/2
+    assert bh([0.02, 0.03, 0.9]) == pytest.approx([0.045, 0.045, 0.9])
+    assert bh([0.9, 0.8]).tolist() == [0.9, 0.9]  # .8*2/1 = 1.6 -> min(1.6, .9) = .9
+    assert np.isnan(bh([np.nan, np.nan])).all() and bh([]).shape == (0,)
+
+
+def test_bh_is_statsmodels_fdr_bh_to_the_last_bit():
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(4)
+    for m in (1, 2, 3, 7, 40, 300):
+        x = rng.uniform(0, 1, m) ** 3
+        x[: m // 3] = x[0]  # ties
+        assert np.array_equal(bh(x), multipletests(x, method="fdr_bh")[1])
 
 
 def test_holm_by_hand_and_as_statsmodels_gives_it():

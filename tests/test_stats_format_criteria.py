@@ -74,6 +74,17 @@ def test_format_test_by_hand():
     # at phi = 1 the floor, 10.458 points, is above the design se: 25 +/- 3.1824 * 10.458
     row = format_test(df, 0.95, phi=1.0).set_index("category").loc["c"]
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((25 - 33.28, 25 + 33.28), abs=0.01)
+    # Cohen's h of 75% vs 50%: 2 (asin(sqrt .75) - asin(sqrt .5)) = 2 (pi/3 - pi/4) = pi/6
+    assert row["cohens_h"] == pytest.approx(np.pi / 6, rel=1e-12)
+
+
+def test_cohens_h_is_statsmodels_proportion_effectsize():
+    from statsmodels.stats.proportion import proportion_effectsize
+
+    from stereoprobe.stats.format_test import cohens_h
+
+    for p1, p2 in ((0.75, 0.5), (0.0, 1.0), (0.013, 0.9), (0.3, 0.3), (1.0, 0.2)):
+        assert cohens_h(p1, p2) == float(proportion_effectsize(p1, p2))
 
 
 def test_format_verdict_and_interval_never_disagree():

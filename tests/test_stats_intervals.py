@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from stereoprobe.stats.intervals import betabinomial_pvalue, share_interval, t_interval, t_pvalue
+from stereoprobe.stats.intervals import betabinomial_pvalue, part_pmfs, share_interval, t_interval, t_pvalue
 
 DF_FACTOR = (stats.t.ppf(0.975, 59) / stats.t.ppf(0.975, 5)) ** 2
 
@@ -142,6 +142,43 @@ def test_betabinomial_pvalue_by_hand_and_against_scipy():
     # two parts with different rates: the exact convolution
     conv = np.convolve(stats.binom.pmf(np.arange(11), 10, 0.1), stats.binom.pmf(np.arange(6), 5, 0.5))
     assert betabinomial_pvalue([6], [10, 5], [0.1, 0.5], 0.0, [0, 0])[0] == pytest.approx(2 * conv[6:].sum())
+
+
+def test_scipy_special_gives_scipy_stats_numbers_to_the_last_bit():
+    # the module reads scipy.special so that scipy.stats is never imported: the same numbers
+    rng = np.random.default_rng(5)
+    df = np.concatenate([np.arange(1, 120), rng.uniform(1, 4000, 300), [np.nan]])
+    t = rng.uniform(0, 12, len(df))
+    t[:3] = [0.0, np.inf, 1e-12]
+    assert np.array_equal(t_pvalue(t, None, 2, se=1.0, df=df), np.maximum(2 * stats.t.sf(t, df), np.finfo(float).tiny), equal_nan=True)
+    low, _ = t_interval(0.0, None, 2, bounds=None, se=1.0, df=df)
+    assert np.array_equal(-low, stats.t.ppf(0.975, df), equal_nan=True)
+    # share intervals: beta quantiles over a spread of shares, variances and sizes, both methods
+    share, n = rng.uniform(0, 100, 400), rng.integers(2, 3000, 400).astype(float)
+    var, g = rng.uniform(1e-3, 30, 400), rng.integers(2, 60, 400).astype(float)
+    share[:4] = [0.0, 100.0, 1e-9, 50.0]
+    for method, (a, b) in (("beta", (0.0, 1.0)), ("jeffreys", (0.5, 0.5))):
+        low, high = share_interval(share, None, g, n, 1, variance=var, method=method)
+        p = share / 100
+        neff = np.where((p > 0) & (p < 1), np.minimum(p * (1 - p) / (var / 1e4), n), n)  # 0% and 100%: the words
+        alpha = 1 - 0.95  # 0.05000000000000004: the module's own arithmetic, to the bit
+        neff = neff * np.minimum(stats.t.ppf(1 - alpha / 2, n - 1) / stats.t.ppf(1 - alpha / 2, g - 1), 1.0) ** 2
+        x = p * neff
+        with np.errstate(invalid="ignore"):
+            want_low = np.where(x > 0, stats.beta.ppf(alpha / 2, x + a, neff - x + b), 0.0)
+            want_high = np.where(x < neff, stats.beta.ppf(1 - alpha / 2, x + b, neff - x + a), 1.0)
+        assert np.array_equal(low, 100 * want_low) and np.array_equal(high, 100 * want_high)
+    # the parts' distributions: betabinom's and binom's pmf, zero outside 0..trials
+    trials = rng.integers(0, 40, 300)
+    rates = np.clip(rng.uniform(0, 1, 300), 1e-9, 1 - 1e-9)
+    icc = np.where(rng.uniform(size=300) < 0.4, 0.0, rng.uniform(0, 0.999, 300))
+    icc[:2] = [0.999, 1e-12]
+    k = np.arange(trials.max() + 1)
+    scale = np.where(icc > 0, 1 / np.where(icc > 0, icc, 1) - 1, 1.0)
+    with np.errstate(invalid="ignore"):
+        bb = stats.betabinom.pmf(k[None], trials[:, None], (rates * scale)[:, None], ((1 - rates) * scale)[:, None])
+    bi = stats.binom.pmf(k[None], trials[:, None], rates[:, None])
+    assert np.array_equal(part_pmfs(k, trials, rates, icc), np.where((icc > 0)[:, None], np.nan_to_num(bb), bi))
 
 
 def test_docs_quote_the_worked_example_and_the_edges():

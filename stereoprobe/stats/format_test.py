@@ -12,8 +12,9 @@ as clusters (categories as strata for ``all``; "these templates"), a t interval 
 two-sided t test with ``groups - strata`` degrees of freedom. With ``wording="random"``
 the template pairs are clusters too (two-way, Satterthwaite df: with three pairs the
 honest answer is a wide interval). Only the selected groups and templates enter. The
-effect size is Cohen's h (statsmodels); q-values are BH across the categories (the
-``all`` row is one more test, its q equals its p).
+effect size is Cohen's h (``cohens_h``: statsmodels' ``proportion_effectsize``, written out
+because importing ``statsmodels.stats.proportion`` costs ``stereoprobe sentiment`` a second);
+q-values are BH across the categories (the ``all`` row is one more test, its q equals its p).
 """
 
 from __future__ import annotations
@@ -23,6 +24,18 @@ from typing import Any
 QUESTION_WORDS = frozenset({"why", "how", "come", "what", "makes", "when", "who", "does", "do"})
 COLUMNS = ["category", "question_negative", "statement_negative", "difference", "ci_low", "ci_high",
            "p", "q", "cohens_h", "groups", "pairs", "sentence"]  # fmt: skip
+
+
+def cohens_h(p1: float, p2: float) -> float:
+    """Cohen's h of two proportions, ``2 (asin(sqrt p1) - asin(sqrt p2))``, as statsmodels'
+    ``proportion_effectsize`` computes it (tests/test_format_test.py compares them).
+
+    >>> round(cohens_h(0.5, 0.25), 4)  # 2 (pi / 4 - pi / 6) = pi / 6
+    0.5236
+    """
+    import numpy as np
+
+    return float(2 * (np.arcsin(np.sqrt(p1)) - np.arcsin(np.sqrt(p2))))
 
 
 def template_pairs(templates: Any) -> list[tuple[str, str]]:
@@ -64,7 +77,6 @@ def format_test(rows: Any, level: float, wording: str = "fixed", phi: Any = 1.0)
     """
     import numpy as np
     import pandas as pd
-    from statsmodels.stats.proportion import proportion_effectsize
 
     from stereoprobe.stats.fdr import bh
     from stereoprobe.stats.intervals import t_interval, t_pvalue
@@ -119,7 +131,7 @@ def format_test(rows: Any, level: float, wording: str = "fixed", phi: Any = 1.0)
         p = t_pvalue(d, None, k[0], h[0], se=se, df=df)
         out.append({"category": cat, "question_negative": 100 * qn, "statement_negative": 100 * sn, "difference": d,
                     "ci_low": float(lo), "ci_high": float(hi), "p": float(p),
-                    "cohens_h": float(proportion_effectsize(qn, sn)), "groups": g,
+                    "cohens_h": cohens_h(qn, sn), "groups": g,
                     "pairs": pair_text.get(cat, "; ".join(sorted(set(pair_text.values()))))})
     table = pd.DataFrame(out).reindex(columns=COLUMNS)
     is_cat = table["category"] != "all"

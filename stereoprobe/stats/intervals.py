@@ -26,6 +26,11 @@ their own intervals (MOVER: Zou & Donner 2008; Newcombe's method 10 when the par
 Wilson intervals): each side of the difference's interval adds the two parts' distances to
 the limits on that side in quadrature, so a share's interval at 0 (Jeffreys' for 0 of n)
 keeps its asymmetry and a difference of two such shares still has an interval.
+
+The t and beta quantiles are read from ``scipy.special`` (``stdtrit``, ``stdtr``,
+``betaincinv``), the functions ``scipy.stats.t`` and ``scipy.stats.beta`` call: the same
+numbers (tests/test_stats_intervals.py compares them), without importing ``scipy.stats``
+(about half a second of every ``stereoprobe sentiment``; docs/speed.md).
 """
 
 from __future__ import annotations
@@ -73,12 +78,12 @@ def t_interval(
     (None: no clipping; for a difference of shares use (-100, 100)).
     """
     import numpy as np
-    from scipy import stats
+    from scipy import special
 
     est = np.asarray(estimate, dtype=np.float64)
     se, df = _se_df(replicates, n_clusters, n_strata, se, df)
     with np.errstate(invalid="ignore"):
-        half = stats.t.ppf(0.5 + level / 2, np.where(df >= 1, df, np.nan)) * se
+        half = special.stdtrit(np.where(df >= 1, df, np.nan), 0.5 + level / 2) * se
     low, high = est - half, est + half
     if bounds is not None:
         low, high = np.clip(low, *bounds), np.clip(high, *bounds)
@@ -96,7 +101,7 @@ def t_pvalue(
     with no variance at all cannot be tested).
     """
     import numpy as np
-    from scipy import stats
+    from scipy import special
 
     d = np.asarray(difference, dtype=np.float64) - null
     se, df = _se_df(replicates, n_clusters, n_strata, se, df)
@@ -104,7 +109,7 @@ def t_pvalue(
         se = np.where(se > 0, se, np.asarray(se_floor, dtype=np.float64))
     with np.errstate(invalid="ignore", divide="ignore"):
         t = np.abs(d) / se
-        p = 2 * stats.t.sf(t, np.where(df >= 1, df, np.nan))
+        p = 2 * special.stdtr(np.where(df >= 1, df, np.nan), -t)
     p = np.where(se > 0, p, np.where(d == 0, 1.0, np.nan))
     p = np.where(np.isnan(se) | np.isnan(d), np.nan, p)
     return np.where(np.isnan(p), np.nan, np.maximum(p, np.finfo(np.float64).tiny))
@@ -117,11 +122,10 @@ def betabinomial_pvalue(x: Any, trials: Any, rates: Any, icc: Any, unit: Any) ->
     ``rates`` and the intra-part correlation ``icc`` (0: binomial); ``unit``: integer
     code 0..U-1 of each row's unit, ``x``: each unit's observed total. The null
     distribution of a unit's total is the exact convolution of its parts' beta-binomial
-    distributions (scipy.stats.betabinom), so the heavy tails of words that agree within
-    a reply are kept. ``p = min(1, 2 * min(P(X <= x), P(X >= x)))``, never 0.
+    distributions (``part_pmfs``), so the heavy tails of words that agree within a reply
+    are kept. ``p = min(1, 2 * min(P(X <= x), P(X >= x)))``, never 0.
     """
     import numpy as np
-    from scipy import stats
 
     trials = np.asarray(trials, dtype=np.int64)
     rates = np.clip(np.asarray(rates, dtype=np.float64), 1e-9, 1 - 1e-9)
@@ -129,11 +133,7 @@ def betabinomial_pvalue(x: Any, trials: Any, rates: Any, icc: Any, unit: Any) ->
     unit = np.asarray(unit, dtype=np.int64)
     x = np.asarray(x, dtype=np.float64)
     k = np.arange(trials.max(initial=0) + 1)[None, :]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scale = np.where(icc > 0, 1 / np.where(icc > 0, icc, 1) - 1, np.inf)
-        bb = stats.betabinom.pmf(k, trials[:, None], (rates * scale)[:, None], ((1 - rates) * scale)[:, None])
-    binom = stats.binom.pmf(k, trials[:, None], rates[:, None])
-    pmf = np.where((icc > 0)[:, None], np.nan_to_num(bb), binom)
+    pmf = part_pmfs(k, trials, rates, icc)
     out = np.full(len(x), np.nan)
     order = np.argsort(unit, kind="stable")
     bounds = np.searchsorted(unit[order], np.arange(len(x) + 1))
@@ -147,6 +147,47 @@ def betabinomial_pvalue(x: Any, trials: Any, rates: Any, icc: Any, unit: Any) ->
         low, high = dist[: xi + 1].sum(), dist[xi:].sum()
         out[u] = min(1.0, 2 * min(low, high))
     return np.where(np.isnan(out), np.nan, np.maximum(out, np.finfo(np.float64).tiny))
+
+
+def part_pmfs(k: Any, trials: Any, rates: Any, icc: Any) -> Any:
+    """(parts, len(k)) array: each part's P(k of ``trials``), beta-binomial with mean
+    ``rates`` and intra-part correlation ``icc`` (``a = rate (1 / icc - 1)``, ``b = (1 -
+    rate) (1 / icc - 1)``) where ``icc > 0``, binomial where it is 0; 0 outside 0..trials.
+
+    The numbers of ``scipy.stats.betabinom.pmf`` and ``scipy.stats.binom.pmf`` (the first's
+    log-pmf through ``betaln``, the second's Boost function), read from ``scipy.special``
+    so that ``scipy.stats`` is not imported; tests/test_stats_intervals.py checks they
+    are equal.
+
+    >>> [round(float(v), 4) for v in part_pmfs([0, 1, 2], [2], [0.5], [0.0])[0]]
+    [0.25, 0.5, 0.25]
+    >>> [round(float(v), 4) for v in part_pmfs([0, 1, 2, 3], [2], [0.5], [1 / 3])[0]]  # a = b = 1: uniform
+    [0.3333, 0.3333, 0.3333, 0.0]
+    """
+    import numpy as np
+    from scipy import special
+    from scipy.special import _ufuncs
+
+    k = np.asarray(k, dtype=np.float64).reshape(1, -1)
+    trials = np.asarray(trials, dtype=np.float64)[:, None]
+    rates = np.asarray(rates, dtype=np.float64)[:, None]
+    icc = np.broadcast_to(np.asarray(icc, dtype=np.float64), trials.shape[:1])
+    inside = (k >= 0) & (k <= trials)
+    out = np.zeros(np.broadcast_shapes(k.shape, trials.shape))
+    bb, bi = icc > 0, ~(icc > 0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        n, kk = trials[bb], np.broadcast_to(k, out.shape)[bb]
+        scale = 1 / icc[bb, None] - 1
+        a, b = rates[bb] * scale, (1 - rates[bb]) * scale
+        log = -np.log(n + 1) - special.betaln(n - kk + 1, kk + 1) + special.betaln(kk + a, n - kk + b) - special.betaln(a, b)
+        out[bb] = np.where(inside[bb], np.nan_to_num(np.clip(np.exp(log), 0, 1)), 0.0)
+        binom = getattr(_ufuncs, "_binom_pmf", None)  # scipy.stats.binom's own; private, so checked
+        if binom is None:  # pragma: no cover - a scipy without it
+            from scipy.stats import binom as dist
+            binom = lambda x, n, p: dist.pmf(x, n, p)  # noqa: E731
+        kb = np.broadcast_to(k, out.shape)[bi]
+        out[bi] = np.where(inside[bi], np.clip(binom(kb, trials[bi], rates[bi]), 0, 1), 0.0)
+    return out
 
 
 def share_interval(
@@ -166,7 +207,7 @@ def share_interval(
     import warnings
 
     import numpy as np
-    from scipy import stats
+    from scipy import special
 
     p = np.asarray(share, dtype=np.float64) / 100
     g = np.asarray(n_clusters, dtype=np.float64)
@@ -186,12 +227,12 @@ def share_interval(
         informative = (var > 0) & (p > 0) & (p < 1)
         floor_n = n / np.maximum(deff_floor, 1.0)  # the design effect is never below the caller's (nor 1)
         neff = np.where(informative, np.minimum(p * (1 - p) / np.where(informative, var, 1), floor_n), floor_n)
-        ratio = stats.t.ppf(1 - alpha / 2, np.maximum(n - 1, 1)) / stats.t.ppf(1 - alpha / 2, np.maximum(df, 1))
+        ratio = special.stdtrit(np.maximum(n - 1, 1), 1 - alpha / 2) / special.stdtrit(np.maximum(df, 1), 1 - alpha / 2)
         neff = neff * np.minimum(ratio, 1.0) ** 2
         x = p * neff
         a, b = (0.5, 0.5) if method == "jeffreys" else (0.0, 1.0)
-        low = np.where(x > 0, stats.beta.ppf(alpha / 2, x + a, neff - x + b), 0.0)
-        high = np.where(x < neff, stats.beta.ppf(1 - alpha / 2, x + b, neff - x + a), 1.0)
+        low = np.where(x > 0, special.betaincinv(x + a, neff - x + b, alpha / 2), 0.0)
+        high = np.where(x < neff, special.betaincinv(x + b, neff - x + a, 1 - alpha / 2), 1.0)
     bad = np.isnan(p) | ~(df >= 1) | ~(neff > 0)
     return np.where(bad, np.nan, 100 * low), np.where(bad, np.nan, 100 * high)
 
