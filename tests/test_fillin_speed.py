@@ -1,11 +1,10 @@
 """The speed-ups of `stereoprobe report` and `sentiment` change nothing: word clouds laid out
-and drawn by cloud_layout are the pixels wordcloud draws, and the lazily built WordNet index
-answers as NLTK's eager one (docs/benchmarks.md)."""
+and drawn by cloud_layout are the pixels wordcloud draws (docs/benchmarks.md). WordNet's reader
+against NLTK's: tests/test_wordnet.py."""
 
 from __future__ import annotations
 
 import random
-import warnings
 
 import pytest
 
@@ -58,51 +57,6 @@ def test_the_pages_clouds_are_drawn_at_their_size():
     assert all(round(v / clouds.LAYOUT_SCALE) * clouds.LAYOUT_SCALE == v for v in clouds.CLOUD_SIZE)
     img = clouds.cloud_image([Word("lonely", 3, "negative"), Word("kind", 2, "positive")])
     assert img.size == (440, 276)
-
-
-def test_lazy_wordnet_index_answers_as_nltks():
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-
-    from stereoprobe.studies.fillin import wordnet
-
-    lazy = wordnet.load_wordnet()
-
-    class Eager(type(lazy)):  # the same reader with NLTK's own loading
-        _scan_satellites = WordNetCorpusReader._scan_satellites
-        _load_lemma_pos_offset_map = WordNetCorpusReader._load_lemma_pos_offset_map
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        eager = Eager(lazy.root, None)
-    names = sorted(eager._lemma_pos_offset_map)
-    words = random.Random(0).sample(names, 300) + ["corrupted", "geese", "went", "better", "xyzzy", "Running"]
-    with wordnet._LOCK:
-        for w in words:
-            for pos in (None, "a", "s", "n", "asr"):
-                assert [s.name() for s in lazy.synsets(w, pos=pos)] == [s.name() for s in eager.synsets(w, pos=pos)], w
-            assert lazy.morphy(w) == eager.morphy(w)
-        assert "xyzzy" not in lazy._lemma_pos_offset_map
-        # every index entry is found by the binary search, the same offsets as NLTK's: a sample,
-        # the first and last lemma of each file and prefixes of one another ("act", "act_up")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            fresh = type(lazy)(lazy.root, None)._lemma_pos_offset_map
-        sample = random.Random(1).sample(names, 5000) + names[:3] + names[-3:] + ["act", "act_up", "a", "zymurgy"]
-        for name in sample:
-            assert dict(fresh[name]) == dict(eager._lemma_pos_offset_map[name]), name
-        assert "act_u" not in fresh and "" not in fresh and " act" not in fresh
-        assert list(lazy.all_lemma_names("s")) == list(eager.all_lemma_names("s"))  # iterating loads all, in order
-
-
-@pytest.mark.parametrize("word, satellites", [("rambunctious", 1), ("big", None)])
-def test_lazy_index_marks_satellites(word, satellites):
-    from stereoprobe.studies.fillin import wordnet
-
-    with wordnet._LOCK:
-        entry = wordnet.load_wordnet()._lemma_pos_offset_map[word]
-    assert set(entry) >= {"a", "s"}
-    if satellites is not None:
-        assert len(entry["s"]) == satellites
 
 
 def test_report_drawn_by_workers_is_the_report_drawn_in_one_process(tmp_path):

