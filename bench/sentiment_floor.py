@@ -4,10 +4,11 @@
 
 RUN: a full fill-in run (bench/study_runs.py makes one; 2,292 probes). Each round, in one
 minute: the calibration (../shared/tools/calibrate.py), then, each a fresh interpreter,
-``python -c pass``, ``import pandas, scipy.stats`` (what the tables and intervals need:
-betabinom, t and normal quantiles), the same with ``nltk`` (WordNet's reader, for the
-synonym rule), and ``stereoprobe sentiment`` on a fresh copy of RUN. Prints wall seconds and
-cal (wall / that round's calibration), medians over the rounds, and the load.
+``python -c pass``, ``import pandas, scipy.special`` (what the command imports since
+2026-11-29: the tables, and the intervals' t and beta quantiles), ``import pandas,
+scipy.stats, nltk`` (what it imported before: scipy.stats for the quantiles and betabinom,
+nltk for WordNet's reader), and ``stereoprobe sentiment`` on a fresh copy of RUN. Prints wall
+seconds and cal (wall / that round's calibration), medians over the rounds, and the load.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from bench_steps import calibrate, find_calibrate, run_child  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 STEPS = {
     "python -c pass": [sys.executable, "-c", "pass"],
-    "import pandas, scipy.stats": [sys.executable, "-c", "import pandas, scipy.stats"],
+    "import pandas, scipy.special": [sys.executable, "-c", "import pandas, scipy.special"],
     "import pandas, scipy.stats, nltk": [sys.executable, "-c", "import pandas, scipy.stats, nltk"],
 }
 

@@ -136,23 +136,32 @@ class Completion(StoredRecord):
 _STR = ("probe_id", "category", "group", "template", "format", "prompt")
 
 
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+#: What each completion field may hold, as JSON values (one table, built once: a run's
+#: reading checks every field of every record).
+_FIELD_OK: dict[str, Any] = {
+    "sample": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+    "words": lambda v: isinstance(v, list) and all(isinstance(w, str) for w in v),
+    "probabilities": lambda v: v is None or (isinstance(v, list) and all(p is None or _number(p) for p in v)),
+    "raw": lambda v: v is None or isinstance(v, str),
+    "refused": lambda v: isinstance(v, bool),
+    "error": lambda v: v is None or isinstance(v, str),
+    "attempts": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "latency_s": lambda v: v is None or _number(v),
+    "usage": lambda v: v is None or isinstance(v, dict),
+    "response": lambda v: v is None or isinstance(v, dict),
+    "logprobs": lambda v: v is None or isinstance(v, dict),
+    **{name: lambda v: isinstance(v, str) for name in _STR},
+}
+
+
 def _check_type(name: str, value: Any) -> None:
     """Raise TypeError when a completion field holds the wrong type of JSON value."""
-    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
-    ok = {
-        "sample": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-        "words": lambda v: isinstance(v, list) and all(isinstance(w, str) for w in v),
-        "probabilities": lambda v: v is None or (isinstance(v, list) and all(p is None or number(p) for p in v)),
-        "raw": lambda v: v is None or isinstance(v, str),
-        "refused": lambda v: isinstance(v, bool),
-        "error": lambda v: v is None or isinstance(v, str),
-        "attempts": lambda v: isinstance(v, int) and not isinstance(v, bool),
-        "latency_s": lambda v: v is None or number(v),
-        "usage": lambda v: v is None or isinstance(v, dict),
-        "response": lambda v: v is None or isinstance(v, dict),
-        "logprobs": lambda v: v is None or isinstance(v, dict),
-    }.get(name, lambda v: isinstance(v, str) if name in _STR else True)
-    if not ok(value):
+    ok = _FIELD_OK.get(name)
+    if ok is not None and not ok(value):
         raise TypeError(f"field {name!r} has the wrong type ({json_type(value)})")
 
 

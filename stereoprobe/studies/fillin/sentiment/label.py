@@ -32,6 +32,9 @@ SOURCES = ("lexicon", "override", "lemma", "synonyms", "none")
 _STRIP = string.punctuation + string.whitespace + "\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e\u201a\u2039\u203a\u2013\u2014\u2026"
 
 
+_SPACES = re.compile(r"\s+")
+
+
 def normalise(word: str) -> str:
     """Lower-case, strip surrounding punctuation and quotes, squeeze inner spaces.
 
@@ -39,7 +42,7 @@ def normalise(word: str) -> str:
     ('rambunctious', "don't", '')
     """
     word = word.replace("\u2019", "'").strip(_STRIP).lower()
-    return re.sub(r"\s+", " ", word)
+    return _SPACES.sub(" ", word)
 
 
 @dataclass(frozen=True)
