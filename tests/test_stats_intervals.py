@@ -168,6 +168,11 @@ def test_scipy_special_gives_scipy_stats_numbers_to_the_last_bit():
             want_low = np.where(x > 0, stats.beta.ppf(alpha / 2, x + a, neff - x + b), 0.0)
             want_high = np.where(x < neff, stats.beta.ppf(1 - alpha / 2, x + b, neff - x + a), 1.0)
         assert np.array_equal(low, 100 * want_low) and np.array_equal(high, 100 * want_high)
+    # the coreference overall rate's reach reads the normal's cdf as scipy.special.ndtr (what norm.cdf calls)
+    from scipy import special
+
+    z = np.linspace(-8, 8, 4001)
+    assert np.array_equal(special.ndtr(z), stats.norm.cdf(z))
     # the parts' distributions: betabinom's and binom's pmf, zero outside 0..trials
     trials = rng.integers(0, 40, 300)
     rates = np.clip(rng.uniform(0, 1, 300), 1e-9, 1 - 1e-9)

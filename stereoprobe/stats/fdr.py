@@ -5,7 +5,7 @@ Both are written out here, as statsmodels' ``multipletests`` computes them, not 
 it: its ``method="holm"`` runs a full ``gc.collect()`` on every call (statsmodels 0.14-0.15),
 which cost 70 ms or more per call inside a test session and made a 200-run simulation spend
 most of its time collecting garbage; and importing ``statsmodels.stats.multitest`` takes about
-a second (it imports ``scipy.stats``), a third of ``stereoprobe sentiment`` (docs/speed.md).
+a second (it imports ``scipy.stats``), a third of ``stereoprobe sentiment`` (docs/benchmarks.md).
 tests/test_stats_core.py checks both by hand and against statsmodels."""
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ keeps its asymmetry and a difference of two such shares still has an interval.
 The t and beta quantiles are read from ``scipy.special`` (``stdtrit``, ``stdtr``,
 ``betaincinv``), the functions ``scipy.stats.t`` and ``scipy.stats.beta`` call: the same
 numbers (tests/test_stats_intervals.py compares them), without importing ``scipy.stats``
-(about half a second of every ``stereoprobe sentiment``; docs/speed.md).
+(about half a second of every ``stereoprobe sentiment``; docs/benchmarks.md).
 """
 
 from __future__ import annotations

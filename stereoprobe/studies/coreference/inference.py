@@ -179,14 +179,14 @@ def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
     more wrong answer in any pair never lowers either limit (tests/test_coref_overall.py). Issue 36;
     docs/statistics.md, "Overall rates where jobs differ strongly"."""
     import numpy as np
-    from scipy import special, stats
+    from scipy import special  # the t, normal and beta functions scipy.stats calls (stdtrit, ndtr, betaincinv)
 
     num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
     k, n = float(num.sum()), float(den.sum())
     df = float(plan.crossed.df((den > 0)[:, None])[0])
     if not n > 0 or np.isnan(df):  # a side with one job: no interval for jobs like these can be formed
         return float("nan"), float("nan")
-    t = float(stats.t.ppf(0.5 + plan.level / 2, reading_df(df)))
+    t = float(special.stdtrit(reading_df(df), 0.5 + plan.level / 2))
     p = k / n
     counts, pair = np.unique(np.column_stack([num, den]), axis=0, return_inverse=True)  # pairs alike share levels
     a, b = (counts[:, 0] + CONCENTRATION * p)[:, None], (counts[:, 1] - counts[:, 0] + CONCENTRATION * (1 - p))[:, None]
@@ -195,11 +195,11 @@ def overall_interval(plan: Plan, num: Any, den: Any) -> tuple[float, float]:
         q = np.where(a <= 0, 0.0, np.where(b <= 0, 1.0, special.betaincinv(np.maximum(a, 1e-300),
                                                                           np.maximum(b, 1e-300), u)))[pair.ravel()]
     reps = plan.crossed.joint_ratio(num, den, unit_quantiles=np.where(den[:, None] > 0, q, 0.0))
-    hi = np.nanquantile(reps, stats.norm.cdf(STRETCH * t))
-    lo = np.nanquantile(plan.crossed.joint_ratio(num, den), stats.norm.cdf(-REACH * t))  # the rates as observed
+    hi = np.nanquantile(reps, special.ndtr(STRETCH * t))
+    lo = np.nanquantile(plan.crossed.joint_ratio(num, den), special.ndtr(-REACH * t))  # the rates as observed
     tail = (1 - plan.level) / 2
-    j_lo = float(stats.beta.ppf(tail, k + 0.5, n - k + 0.5)) if k > 0 else 0.0
-    j_hi = float(stats.beta.ppf(1 - tail, k + 0.5, n - k + 0.5)) if k < n else 1.0
+    j_lo = float(special.betaincinv(k + 0.5, n - k + 0.5, tail)) if k > 0 else 0.0
+    j_hi = float(special.betaincinv(k + 0.5, n - k + 0.5, 1 - tail)) if k < n else 1.0
     return 100 * min(float(lo), j_lo), 100 * max(float(hi), j_hi)
 
 
