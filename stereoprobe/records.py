@@ -140,12 +140,10 @@ def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-#: What each completion field may hold, as JSON values (one table, built once: a run's
-#: reading checks every field of every record).
-_FIELD_OK: dict[str, Any] = {
+#: What the fields every stored answer has may hold, as JSON values (the fill-in study's
+#: completions below, the jobs study's answers in studies/jobs/records.py).
+ANSWER_FIELDS: dict[str, Any] = {
     "sample": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-    "words": lambda v: isinstance(v, list) and all(isinstance(w, str) for w in v),
-    "probabilities": lambda v: v is None or (isinstance(v, list) and all(p is None or _number(p) for p in v)),
     "raw": lambda v: v is None or isinstance(v, str),
     "refused": lambda v: isinstance(v, bool),
     "error": lambda v: v is None or isinstance(v, str),
@@ -153,6 +151,14 @@ _FIELD_OK: dict[str, Any] = {
     "latency_s": lambda v: v is None or _number(v),
     "usage": lambda v: v is None or isinstance(v, dict),
     "response": lambda v: v is None or isinstance(v, dict),
+}
+
+#: What each completion field may hold (one table, built once: a run's reading checks every
+#: field of every record).
+_FIELD_OK: dict[str, Any] = {
+    **ANSWER_FIELDS,
+    "words": lambda v: isinstance(v, list) and all(isinstance(w, str) for w in v),
+    "probabilities": lambda v: v is None or (isinstance(v, list) and all(p is None or _number(p) for p in v)),
     "logprobs": lambda v: v is None or isinstance(v, dict),
     **{name: lambda v: isinstance(v, str) for name in _STR},
 }

@@ -22,7 +22,7 @@ import hashlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from stereoprobe.records import StoredRecord
+from stereoprobe.records import ANSWER_FIELDS, StoredRecord
 
 GENDERS = ("male", "female", "diverse")
 KINDS = ("gender", "story")
@@ -119,7 +119,7 @@ def _numbers(v: Any) -> bool:
 
 
 _CHECKS: dict[str, Any] = {
-    "sample": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+    **ANSWER_FIELDS,
     "debias": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 6,
     "kind": lambda v: v in KINDS,
     "estimate": lambda v: v in ESTIMATES,
@@ -128,13 +128,6 @@ _CHECKS: dict[str, Any] = {
     "logprobs": _numbers,
     "mass": lambda v: _numbers(v) and (v is None or set(v) <= set(GENDERS)),
     "names": _numbers,
-    "raw": lambda v: v is None or isinstance(v, str),
-    "refused": lambda v: isinstance(v, bool),
-    "error": lambda v: v is None or isinstance(v, str),
-    "attempts": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "latency_s": lambda v: v is None or _number(v),
-    "usage": lambda v: v is None or isinstance(v, dict),
-    "response": lambda v: v is None or isinstance(v, dict),
 }
 
 
