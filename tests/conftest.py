@@ -307,11 +307,17 @@ def local_extra_missing() -> str | None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Modules marked ``long`` (``pytestmark = pytest.mark.long``: their tests take minutes of CPU) run
-    first, each in its own order: pytest-xdist's worksteal hands each worker a contiguous half and steals
-    from the end of a queue, so a long test left at the end keeps one worker busy while the other waits
-    (docs/testing.md, "The suite's time"). A stable sort: every other test keeps its place."""
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+    """Modules marked ``long`` (``pytestmark = pytest.mark.long(S)``, S the seconds of the module's longest test
+    or shared fixture as measured) run first, longest first, each in its own order: pytest-xdist's worksteal
+    hands each worker a contiguous half and steals from the end of a queue, so a long test left near where the
+    two workers meet keeps one worker busy while the other waits (docs/testing.md, "The suite's time"). A
+    stable sort: every other test keeps its place."""
+
+    def key(item: pytest.Item) -> tuple[int, float]:
+        mark = item.get_closest_marker("long")
+        return (1, 0.0) if mark is None else (0, -float(mark.args[0]) if mark.args else 0.0)
+
+    items.sort(key=key)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -13,7 +13,7 @@ from conftest import TEST_KEY
 from fake_generation import GenerationModel
 from fake_openai import FakeOpenAI
 
-pytestmark = pytest.mark.long  # minutes of CPU: run first (tests/conftest.py)
+pytestmark = pytest.mark.long(18)  # its longest test, seconds: run first, longest first (tests/conftest.py)
 
 
 @pytest.fixture

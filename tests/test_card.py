@@ -23,6 +23,8 @@ import pytest
 from card_suites import FakeModel, make_suite
 from conftest import REPO
 
+pytestmark = pytest.mark.long(12)  # its longest test, seconds: run first, longest first (tests/conftest.py)
+
 #: three fake models: B is A's biases with 50% of its fill-in replies negative words only (a
 #: model clearly more negative in fill-in, alike elsewhere); C is A's biases drawn again
 A = FakeModel("model-a", words_seed=1, coref_seed=1, gen_seed=1)

@@ -16,6 +16,8 @@ from stereoprobe.errors import DataError
 from stereoprobe.records import Completion
 from stereoprobe.store import RunStore
 
+pytestmark = pytest.mark.long(15)  # its longest test, seconds: run first, longest first (tests/conftest.py)
+
 DATA = Path(__file__).parent / "data"
 CHOENNI = DATA / "choenni" / "single_word_synthetic.csv"
 FAST = Settings()

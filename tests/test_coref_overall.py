@@ -17,6 +17,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+pytestmark = pytest.mark.long(12)  # its longest test, seconds: run first, longest first (tests/conftest.py)
+
 
 def _design(women: int, men: int | None = None):
     import pandas as pd

@@ -18,6 +18,8 @@ from coref_synth import Model, design, simulate_pair, truth
 from stereoprobe.studies.coreference.inference import plan_for
 from stereoprobe.studies.coreference.paired import align, changed, paired_differences
 
+pytestmark = pytest.mark.long(8)  # its longest test, seconds: run first, longest first (tests/conftest.py)
+
 REPS = 100
 BOOT = 300
 

@@ -19,7 +19,7 @@ from stereoprobe.studies.coreference.criteria import four_fifths, pronoun_differ
 from stereoprobe.studies.coreference.inference import plan_for
 from stereoprobe.studies.coreference.tables import table3, winobias
 
-pytestmark = pytest.mark.long  # minutes of CPU: run first (tests/conftest.py)
+pytestmark = pytest.mark.long(46)  # its longest test, seconds: run first, longest first (tests/conftest.py)
 
 RUNS = 200  # simulated runs of the null
 BOOT = 200

@@ -43,18 +43,17 @@ def run(rng: np.random.Generator, p: np.ndarray, sizes: np.ndarray) -> tuple[np.
 
 def _table(groups: np.ndarray, female: np.ndarray):
     """Per profession the share of texts about a woman and its Jeffreys interval (percent),
-    as professions.csv holds it (generation.stats.jeffreys)."""
+    as professions.csv holds it (generation.stats.jeffreys). One vectorised jeffreys call for
+    all professions (one call per profession was half of these tests' CPU; the same values)."""
     import pandas as pd
 
     from stereoprobe.generation.stats import jeffreys
 
-    rows = []
-    for g in np.unique(groups):
-        k, n = int(female[groups == g].sum()), int((groups == g).sum())
-        low, high = jeffreys(k, n)
-        rows.append({"profession": f"p{g}", "female_of_gendered": 100 * k / n, "female_of_gendered_low": 100 * low,
-                     "female_of_gendered_high": 100 * high})
-    return pd.DataFrame(rows)
+    names, index = np.unique(groups, return_inverse=True)
+    k, n = np.bincount(index, weights=female).round(), np.bincount(index)
+    low, high = jeffreys(k, n)
+    return pd.DataFrame({"profession": [f"p{g}" for g in names], "female_of_gendered": 100 * k / n,
+                         "female_of_gendered_low": 100 * low, "female_of_gendered_high": 100 * high})
 
 
 def replicate(family: str, seed: int, shift: float = 0.0, g: int = 12, n_boot: int = 400):

@@ -15,7 +15,7 @@ import hobbies_synth as synth
 from hobbies_fake import HobbiesFake
 from stereoprobe.studies.hobbies import w2v
 
-pytestmark = pytest.mark.long  # minutes of CPU: run first (tests/conftest.py)
+pytestmark = pytest.mark.long(10)  # its longest test, seconds: run first, longest first (tests/conftest.py)
 
 ENV = {"OPENAI_API_KEY": "sk-test"}
 

@@ -18,7 +18,7 @@ from stereoprobe.errors import DataError
 from stereoprobe.studies.hobbies import w2v
 from stereoprobe.studies.hobbies.names import load_names
 
-pytestmark = pytest.mark.long  # minutes of CPU: run first (tests/conftest.py)
+pytestmark = pytest.mark.long(7)  # its longest test, seconds: run first, longest first (tests/conftest.py)
 
 ENV = {"OPENAI_API_KEY": "sk-test"}
 

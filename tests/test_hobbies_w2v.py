@@ -19,7 +19,7 @@ from stereoprobe.errors import DataError
 from stereoprobe.studies.hobbies import w2v
 from stereoprobe.studies.hobbies.text import content_words, tokens
 
-pytestmark = pytest.mark.long  # minutes of CPU: run first (tests/conftest.py)
+pytestmark = pytest.mark.long(22)  # its longest test, seconds: run first, longest first (tests/conftest.py)
 
 
 def _run(truth, seed, name="run", n_per_gender=30, samples=8, make=synth.texts) -> w2v.RunTexts:

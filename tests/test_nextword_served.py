@@ -21,7 +21,7 @@ from stereoprobe.backends.nextword_remote import NextWordCompletionsBackend, sho
 from stereoprobe.records import Probe
 from stereoprobe.studies.fillin.groupwords import WORD_RULES
 
-pytestmark = pytest.mark.long  # minutes of CPU: run first (tests/conftest.py)
+pytestmark = pytest.mark.long(36)  # its longest test, seconds: run first, longest first (tests/conftest.py)
 
 def _sample(per_category: int = 1, seed: int = 5) -> list[Probe]:
     from stereoprobe.studies.fillin.catalog import load_catalog

@@ -9,7 +9,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "walkthrough.ipynb"
 
-pytestmark = pytest.mark.model  # it collects six probes with the embedded model
+# it collects six probes with the embedded model; its one long test (seconds) runs first, longest first (tests/conftest.py)
+pytestmark = [pytest.mark.model, pytest.mark.long(10)]
 
 
 def _outputs_text(cell) -> str:
