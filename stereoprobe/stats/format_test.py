@@ -28,7 +28,7 @@ COLUMNS = ["category", "question_negative", "statement_negative", "difference", 
 
 def cohens_h(p1: float, p2: float) -> float:
     """Cohen's h of two proportions, ``2 (asin(sqrt p1) - asin(sqrt p2))``, as statsmodels'
-    ``proportion_effectsize`` computes it (tests/test_format_test.py compares them).
+    ``proportion_effectsize`` computes it (tests/test_stats_format_criteria.py compares them).
 
     >>> round(cohens_h(0.5, 0.25), 4)  # 2 (pi / 4 - pi / 6) = pi / 6
     0.5236
