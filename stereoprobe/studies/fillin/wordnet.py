@@ -85,6 +85,19 @@ class WordNet:
         self._exceptions["s"] = self._exceptions["a"]
         self._entries: dict[str, dict[str, list[int]]] = {}
         self._names: dict[tuple[str, int], list[str]] = {}
+        self._check()
+
+    def _check(self) -> None:
+        """A word of each part of speech is found where its index line says: a damaged or
+        truncated copy is refused, not read as one that knows fewer words."""
+        for word, pos in (("entity", "n"), ("be", "v"), ("good", "a"), ("well", "r")):
+            try:
+                found = word in self.lemma_names(pos, self.entry(word)[pos][0])
+            except (KeyError, IndexError, ValueError, UnicodeDecodeError, DataError):
+                found = False
+            if not found:
+                raise DataError(f"WordNet data at {self.root} is damaged or incomplete ({word!r} not found through "
+                                f"index.{FILES[pos]} and data.{FILES[pos]}); {HOW_TO_GET}.")
 
     def entry(self, lemma: str) -> dict[str, list[int]]:
         """``{pos: synset offsets}`` of a lemma as the index files list it (``{}``: none);
