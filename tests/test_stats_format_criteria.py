@@ -211,3 +211,48 @@ def test_format_verdict_and_interval_agree_at_zero_variance():
         assert row["ci_low"] < row["difference"] < row["ci_high"]
         verdicts.append(bool(row["p"] < 0.05))
     assert verdicts[0] is False and verdicts[-1] is True  # both verdicts occur
+
+
+def _reference_stats(null, table, cols):
+    """What a test computed before the per-group sums: the cells gathered and summed per group."""
+    cols = cols[np.argsort(null.cell_group[cols], kind="stable")]
+    grp = null.cell_group[cols]
+    starts = np.flatnonzero(np.r_[True, grp[1:] != grp[:-1]])
+    per = np.add.reduceat(table[..., cols, :], starts, axis=-2)
+    return nmi(per[..., :2]), per
+
+
+def test_criteria_tables_cut_from_group_sums_equal_the_cells_summed():
+    # 3 categories of 5 groups, 2 templates a format, 2 probes a cell: every category x format test (the fast
+    # path), and masks that cover only part of a group's cells (the general path), to the last bit
+    from stereoprobe.stats.criteria import _Null
+
+    rng = np.random.default_rng(7)
+    rows = [(c, f"{c}/g{g}", t, f) for c in "abc" for g in range(5) for f in ("q", "s") for t in (f + "1", f + "2")
+            for _ in range(2)]
+    cats, groups, tpls, fmts = (np.array(x, dtype=object) for x in zip(*rows))
+    neg, pos = rng.integers(0, 6, len(rows)), rng.integers(0, 6, len(rows))
+    null = _Null(groups, neg, pos, cats + tpls, 199, np.random.default_rng(1), 3, fmts)
+    masks = [(cats == c) & ((fmts == f) | (f == "all")) for c in "abc" for f in ("q", "s", "all")]
+    masks += [np.ones(len(rows), bool), (cats == "a") | ((cats == "b") & (fmts == "q")), (groups == "c/g2") & (fmts == "s")]
+    for mask in masks:
+        cols = np.unique(null.cell[mask])
+        observed, table = null._tables(cols)
+        want_nmi, want = _reference_stats(null, null.null, cols)
+        assert np.array_equal(table, want) and np.array_equal(observed, _reference_stats(null, null.observed, cols)[1])
+        assert np.array_equal(null._stats(table)[0], want_nmi)
+    a_q = np.unique(null.cell[(cats == "a") & (fmts == "q")])
+    assert np.array_equal(null._tables(a_q)[0][:, :2], [[neg[m].sum(), pos[m].sum()] for m in
+                                                         [(groups == f"a/g{g}") & (fmts == "q") for g in range(5)]])
+
+
+def test_nmi_of_two_labels_is_the_general_formula_to_the_bit():
+    from scipy.special import entr
+
+    rng = np.random.default_rng(3)
+    for groups in (2, 9, 40, 116):
+        t = rng.integers(0, 30, (50, groups, 2)).astype(float)
+        p = t / t.sum(axis=(-2, -1))[..., None, None]
+        h_a, h_c = entr(p.sum(-1)).sum(-1), entr(p.sum(-2)).sum(-1)
+        want = (h_a + h_c - entr(p).sum(axis=(-2, -1))) / np.sqrt(h_a * h_c)
+        assert np.array_equal(nmi(t), want)

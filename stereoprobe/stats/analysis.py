@@ -7,6 +7,7 @@ with interval columns, plus the format test, criteria and robustness tables.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -143,22 +144,26 @@ def _add_statistics(occ: Any, records: Iterable[Any], table4: Any, groups: Any, 
     units = unit_table(occ)
     rows = probe_rows(units)
     lvl = options.level
-    st = share_tables(rows, lvl, options.wording)
+    # The permutation criteria spend their time in numpy's loops, which let go of the GIL:
+    # run beside the tables (the same numbers; docs/benchmarks.md)
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(crit.criteria, rows, options.seed)
+        st = share_tables(rows, lvl, options.wording)
 
-    str_keys = {c: str for c in ("category", "group", "template", "format")}
-    groups_out = _attach(groups.astype({k: v for k, v in str_keys.items() if k in groups}), st["groups"],
-                         ["category", "group"])
-    status = probe_status(records).astype({"category": str, "group": str})
-    groups_out = groups_out.merge(status, on=["category", "group"], how="left")
-    groups_out[STATUS_COLUMNS] = groups_out[STATUS_COLUMNS].fillna(0).astype("int64")
-    groups_out["vs_category"] = groups_out["vs_category"].fillna("too few probes")
-    templates_out = _attach(templates.astype({k: v for k, v in str_keys.items() if k in templates}), st["templates"],
-                            ["category", "template", "format"])
-    table4_out = _attach(table4.astype({"category": str}), st["table4"], ["category"])
+        str_keys = {c: str for c in ("category", "group", "template", "format")}
+        groups_out = _attach(groups.astype({k: v for k, v in str_keys.items() if k in groups}), st["groups"],
+                             ["category", "group"])
+        status = probe_status(records).astype({"category": str, "group": str})
+        groups_out = groups_out.merge(status, on=["category", "group"], how="left")
+        groups_out[STATUS_COLUMNS] = groups_out[STATUS_COLUMNS].fillna(0).astype("int64")
+        groups_out["vs_category"] = groups_out["vs_category"].fillna("too few probes")
+        templates_out = _attach(templates.astype({k: v for k, v in str_keys.items() if k in templates}), st["templates"],
+                                ["category", "template", "format"])
+        table4_out = _attach(table4.astype({"category": str}), st["table4"], ["category"])
 
-    ft = format_test(rows, lvl, options.wording, st["phi"])
-    cr = crit.criteria(rows, options.seed)
-    rb = rob.robustness(templates_out, rows, occ, options.n_boot, options.seed, lvl)
+        ft = format_test(rows, lvl, options.wording, st["phi"])
+        rb = rob.robustness(templates_out, rows, occ, options.n_boot, options.seed, lvl)
+        cr = pending.result()
     disp = st["dispersion"]
     meta = {
         "wording": options.wording, "estimand": ESTIMANDS[options.wording], "method": METHOD,
