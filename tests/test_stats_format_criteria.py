@@ -232,17 +232,20 @@ def test_criteria_tables_cut_from_group_sums_equal_the_cells_summed():
             for _ in range(2)]
     cats, groups, tpls, fmts = (np.array(x, dtype=object) for x in zip(*rows))
     neg, pos = rng.integers(0, 6, len(rows)), rng.integers(0, 6, len(rows))
-    null = _Null(groups, neg, pos, cats + tpls, 199, np.random.default_rng(1), 3, fmts)
     masks = [(cats == c) & ((fmts == f) | (f == "all")) for c in "abc" for f in ("q", "s", "all")]
     masks += [np.ones(len(rows), bool), (cats == "a") | ((cats == "b") & (fmts == "q")), (groups == "c/g2") & (fmts == "s")]
-    for mask in masks:
-        cols = np.unique(null.cell[mask])
-        observed, table = null._tables(cols)
-        want_nmi, want = _reference_stats(null, null.null, cols)
-        assert np.array_equal(table, want) and np.array_equal(observed, _reference_stats(null, null.observed, cols)[1])
-        assert np.array_equal(null._stats(table)[0], want_nmi)
-    a_q = np.unique(null.cell[(cats == "a") & (fmts == "q")])
-    assert np.array_equal(null._tables(a_q)[0][:, :2], [[neg[m].sum(), pos[m].sum()] for m in
+    for scale in (1, 0.37):  # counts, and weights that are not whole (kept as floats, summed in the cells' order)
+        null = _Null(groups, neg * scale, pos * scale, cats + tpls, 199, np.random.default_rng(1), 3, fmts)
+        old = _Null(groups, neg * scale, pos * scale, cats + tpls, 199, np.random.default_rng(1), 3, fmts)
+        old.null = old.null.astype(np.float64)
+        for mask in masks:
+            cols = np.unique(null.cell[mask])
+            observed, table = null._tables(cols)
+            want_nmi, want = _reference_stats(old, old.null, cols)
+            assert np.array_equal(table, want) and np.array_equal(observed, _reference_stats(old, old.observed, cols)[1])
+            assert np.array_equal(null._stats(table)[0], want_nmi)
+        a_q = np.unique(null.cell[(cats == "a") & (fmts == "q")])
+        assert np.allclose(null._tables(a_q)[0][:, :2], [[neg[m].sum() * scale, pos[m].sum() * scale] for m in
                                                          [(groups == f"a/g{g}") & (fmts == "q") for g in range(5)]])
 
 

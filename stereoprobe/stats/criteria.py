@@ -25,6 +25,7 @@ from typing import Any
 COLUMNS = ["category", "format", "nmi", "nmi_p", "four_fifths_ratio", "four_fifths_p", "four_fifths_null_p05",
            "groups", "permutations"]  # fmt: skip
 PERMUTATIONS = 999  # p-values to 0.001
+CHUNK = 128  # permutations summed at a time (their index arrays: 8 bytes a reply each)
 
 
 def nmi(table: Any) -> Any:
@@ -46,8 +47,8 @@ def nmi(table: Any) -> Any:
         h_c = col[..., 0] + col[..., 1]
     else:
         h_a, h_c = entr(p.sum(-1)).sum(-1), entr(p.sum(-2)).sum(-1)
-    denom = np.sqrt(h_a * h_c)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):  # a margin's entropy can be -1e-17, not 0
+        denom = np.sqrt(h_a * h_c)
         return np.where(denom > 0, (h_a + h_c - h_joint) / np.where(denom > 0, denom, 1), 0.0)
 
 
@@ -138,9 +139,15 @@ class _Null:
         self.observed = np.stack([np.bincount(self.cell, x, n_c) for x in
                                   np.concatenate([v, (v.sum(0) > 0)[None, :].astype(np.float64)])], -1)  # (cells, 3)
         idx = _permutations(st[order], n_perm, rng)  # permuted reply (sorted positions) in each slot
-        flat = (np.arange(n_perm)[:, None] * n_c + cell_sorted[None, :]).ravel()
-        self.null = np.stack([np.bincount(flat, vals[k][idx].ravel(), n_perm * n_c).reshape(n_perm, n_c)
-                              for k in range(3)], -1)  # (perm, cells, 3)
+        # whole counts are kept as int32 (the same numbers in half the memory) and may be summed in any order
+        self._whole = bool(np.all(vals == np.floor(vals))) and float(vals[:2].sum()) < 2**31
+        self.null = np.empty((n_perm, n_c, 3), np.int32 if self._whole else np.float64)  # (perm, cells, 3)
+        for a in range(0, n_perm, CHUNK):  # a chunk of permutations at a time: their index arrays are large
+            part_idx = idx[a:a + CHUNK]
+            flat = (np.arange(len(part_idx))[:, None] * n_c + cell_sorted[None, :]).ravel()
+            for k in range(3):
+                self.null[a:a + len(part_idx), :, k] = np.bincount(flat, vals[k][part_idx].ravel(),
+                                                                   len(part_idx) * n_c).reshape(-1, n_c)
         self.min_probes = min_probes
 
     @staticmethod
@@ -163,6 +170,8 @@ class _Null:
         import numpy as np
 
         grp = self.cell_group[cols]
+        if not self._whole:  # fractional counts: summed in the cells' order, as always
+            return self._sums(self.observed, cols, grp), self._sums(self.null, cols, grp)
         groups = np.unique(grp)
         parts = frozenset(self.cell_part[cols].tolist())
         same = np.isin(self.cell_part, list(parts))
@@ -174,7 +183,7 @@ class _Null:
             n_g = int(self.cell_group.max()) + 1
             out = []
             for table in (self.observed, self.null):
-                full = np.zeros(table.shape[:-2] + (n_g, table.shape[-1]))
+                full = np.zeros(table.shape[:-2] + (n_g, table.shape[-1]), table.dtype)
                 full[..., present, :] = self._sums(table, mine, self.cell_group[mine])
                 out.append(full)
             self._by_group[parts] = (out[0], out[1])
