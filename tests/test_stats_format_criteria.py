@@ -238,6 +238,9 @@ def test_criteria_tables_cut_from_group_sums_equal_the_cells_summed():
         null = _Null(groups, neg * scale, pos * scale, cats + tpls, 199, np.random.default_rng(1), 3, fmts)
         old = _Null(groups, neg * scale, pos * scale, cats + tpls, 199, np.random.default_rng(1), 3, fmts)
         old.null = old.null.astype(np.float64)
+        # a permutation moves replies between groups: every permutation keeps the words' totals
+        totals = [neg.sum() * scale, pos.sum() * scale, np.count_nonzero(neg + pos)]
+        assert np.allclose(null.null.sum(axis=1), totals, rtol=0, atol=1e-9)
         for mask in masks:
             cols = np.unique(null.cell[mask])
             observed, table = null._tables(cols)
