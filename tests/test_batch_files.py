@@ -155,3 +155,33 @@ def test_a_recorded_file_since_deleted_is_named_as_the_run_was_begun(tmp_path):
         f"Error: {run_dir} was begun with --instruction-file {instruction}: File '{instruction}' does not exist. "
         "Restore it, then run this command again."], res.output
     assert (run_dir / "completions.jsonl").read_text() == ""
+
+
+def test_results_of_a_request_file_written_before_one_with_other_probes_are_still_stored(tmp_path):
+    """A later `collect --batch-file` with other probes (here another --category) records its own
+    options; the first file's results were refused as "not a request of this run" (a paid batch
+    that could not be stored). The run's status and next step are those of all its requests."""
+    run_dir, _, gender = file_run(tmp_path, "--category", "gender", limit=2)
+    res = run("collect", "--model", "fake-chat", "--base-url", NOWHERE, "--limit", 2, "--category", "race",
+              "--batch-file", tmp_path / "race.jsonl", "--out", run_dir)
+    assert res.exit_code == 0, res.output
+    race = [json.loads(x)["custom_id"] for x in (tmp_path / "race.jsonl").read_text().splitlines()]
+    assert len(race) == 2 and not set(race) & set(gender)
+    (tmp_path / "both.jsonl").write_text(answer(gender[0]) + answer(race[0]))  # one file answers no one request file
+    before = stored(run_dir)
+    res = run("ingest", run_dir, tmp_path / "both.jsonl", "-q")
+    assert res.exit_code == 2 and "is not a request of this run" in res.output and stored(run_dir) == before
+    (tmp_path / "gender_out.jsonl").write_text("".join(answer(i) for i in gender))
+    res = run("ingest", run_dir, tmp_path / "gender_out.jsonl", "-q")
+    assert res.exit_code == 0, res.output
+    assert "Stored 2 answers (2 ok, 0 refused, 0 unparseable, 0 failed); 0 already stored." in res.output
+    assert res.output.strip().splitlines()[-1] == (f"Next: `stereoprobe ingest {run_dir} MORE.jsonl` with the results of "
+                                                  "the 2 probes not answered yet, or the collect command that wrote the "
+                                                  "requests, with --batch-file NEW.jsonl, writes them again.")
+    assert json.loads((run_dir / "manifest.json").read_text())["status"] == "stopped"
+    (tmp_path / "race_out.jsonl").write_text("".join(answer(i) for i in race))
+    res = run("ingest", run_dir, tmp_path / "race_out.jsonl", "-q")
+    assert res.exit_code == 0 and res.output.strip().splitlines()[-1] == f"Next: `stereoprobe sentiment {run_dir}`."
+    assert json.loads((run_dir / "manifest.json").read_text())["status"] == "complete"
+    records = [json.loads(x) for x in (run_dir / "completions.jsonl").read_text().splitlines()]
+    assert sorted(f"{r['probe_id']}-{r['sample']}" for r in records) == sorted(gender + race)

@@ -31,7 +31,7 @@ from stereoprobe.errors import DataError
 
 #: What a batch run does: write a request file, submit to a provider, read a results
 #: file into the run, or only count (``--dry-run``).
-KINDS = ("file", "openai", "anthropic", "ingest", "dry-run")
+KINDS = ("file", "openai", "anthropic", "ingest", "dry-run", "refresh")
 PROVIDERS = ("openai", "anthropic")
 DEFAULT_POLL = 30.0  # seconds between polls of a provider's batches
 BATCH_PRICE = 0.5  # the providers' batch price, a share of the live price (OpenAI's and Anthropic's: half)
@@ -41,7 +41,7 @@ BATCH_PRICE = 0.5  # the providers' batch price, a share of the live price (Open
 class BatchSpec:
     """One batch step of a collect run."""
 
-    kind: str  # one of KINDS
+    kind: str  # one of KINDS; "refresh": nothing stored, the run's status and next step read again
     path: Path | None = None  # file: the request file written; ingest: the results file read
     provider: str | None = None  # openai or anthropic (kind provider, or dry-run of one)
     options: Mapping[str, Any] = field(default_factory=dict)  # the collect command's options, kept for ingest
@@ -49,6 +49,7 @@ class BatchSpec:
     limit: int | None = None  # requests per batch, at most the provider's limit
     price_in: float | None = None  # dry-run: live prices per million tokens (the batch price is half)
     price_out: float | None = None
+    show_next: bool = True  # False: the step's next step is left to the command that follows it
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -106,13 +106,17 @@ def iter_results(path: Path) -> Iterator[Result]:
         raise DataError(f"{where}: not UTF-8 text; give the batch's output file (JSON lines).") from None
 
 
+class NotARequest(DataError):
+    """A results line whose custom_id the run's requests (as the options given build them) do not have."""
+
+
 def check_results(path: Path, asked: Mapping[str, Any] | set[str], model: str | None) -> int:
     """Check a whole output file before anything is stored; the number of lines."""
     seen: dict[str, int] = {}
     for result in iter_results(path):
         cid = result.custom_id
         if cid not in asked:
-            raise DataError(f"{path} line {result.line}: custom_id {cid!r} is not a request of this run; "
+            raise NotARequest(f"{path} line {result.line}: custom_id {cid!r} is not a request of this run; "
                             "give the results of this run's request file (nothing was stored).")
         if cid in seen:
             raise DataError(f"{path} line {result.line}: custom_id {cid!r} again (first on line {seen[cid]}); "

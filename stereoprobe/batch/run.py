@@ -33,16 +33,17 @@ class BatchResult(CollectResult):
     incomplete: int = 0  # probes of several requests whose results were not all there
     lines: list[str] = field(default_factory=list)
     next_line: str = ""
+    show_next: bool = True  # False: a step whose next step the command after it says
 
     def summary(self) -> str:
         now = ", ".join(f"{self.counts.get(s, 0)} {s}" for s in ("ok", "refused", "unparseable", "failed"))
         total = ", ".join(f"{self.totals.get(s, 0)} {s}" for s in ("ok", "refused", "unparseable", "failed"))
         stored = (f"Stored {counted(self.asked, 'answer')} ({now}); {self.skipped} already stored. Run {self.run_dir}: {total}."
-                  if self.kind not in ("file", "dry-run") else "")
+                  if self.kind not in ("file", "dry-run", "refresh") else "")
         return "\n".join([*self.lines, stored]).strip()
 
     def next_step(self) -> str:
-        return self.next_line or super().next_step()
+        return (self.next_line or super().next_step()) if self.show_next else ""
 
 
 @dataclass
@@ -143,7 +144,7 @@ def collect_batch(spec: BatchSpec, probes: Sequence[Any], backend: Any, out: str
             manifest = live._manifest(old, backend, samples, study)
             live._check_same_run(old, manifest, store.dir)
             existing = store.open()
-            result = BatchResult(run_dir=store.dir, asked=0, kind=spec.kind,
+            result = BatchResult(run_dir=store.dir, asked=0, kind=spec.kind, show_next=spec.show_next,
                                  score_command=study.score_command)
             state = dict(old.batch or {}) if old else {}
             state["options"] = dict(spec.options) or state.get("options", {})
@@ -194,7 +195,7 @@ def _write_file(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest:
         part.unlink(missing_ok=True)
         raise DataError(f"Cannot write {path} ({exc.strerror}); give --batch-file a writable path.") from None
     manifest.batch.setdefault("files", []).append({"path": str(path), "requests": written, "probes": len(todo),
-                                                    "written_at": now_iso()})
+                                                    "written_at": now_iso(), "options": dict(spec.options)})
     many = f" for {counted(len(todo), 'probe')}" if written != len(todo) else ""
     result.lines = [f"Wrote {counted(written, 'request')}{many} to {path} (OpenAI batch format; {result.skipped:,} already "
                     f"answered). Nothing was asked."]
@@ -220,6 +221,14 @@ def _ingest(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest: Any
         result.lines.append(f"{result.incomplete:,} {'probe has' if one else 'probes have'} results for only some of "
                             f"{'its' if one else 'their'} requests; {'it is' if one else 'they are'} not stored: give "
                             "all of a probe's results in one file (join the files: cat A.jsonl B.jsonl > ALL.jsonl).")
+    result.next_line = _after_ingest(job, existing, store.dir, result.score_command)
+    return "complete" if all((p.probe_id, s) in existing for p, s in job.index.values()) else "stopped"
+
+
+def _refresh(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest: Any, result: BatchResult,
+             retry_failed: bool, progress: bool, interrupted: Any) -> str:
+    """After results of an earlier request file were ingested (their options other than the
+    last ones): the run's status and next step by its last options, nothing stored."""
     result.next_line = _after_ingest(job, existing, store.dir, result.score_command)
     return "complete" if all((p.probe_id, s) in existing for p, s in job.index.values()) else "stopped"
 
@@ -290,5 +299,5 @@ def _provider(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest: A
     return submit_and_poll(job, spec, store, existing, manifest, result, retry_failed, progress, interrupted)
 
 
-_STEPS = {"file": _write_file, "ingest": _ingest, "provider": _provider}
+_STEPS = {"file": _write_file, "ingest": _ingest, "refresh": _refresh, "provider": _provider}
 

@@ -12,6 +12,9 @@ from stereoprobe.errors import StereoprobeError
 from stereoprobe.studies import listing
 
 EXIT_USER_ERROR = 2
+#: ``ctx.meta`` key (shared by a command and the commands it invokes): a command run by another
+#: one (ingest runs collect) hands its errors up instead of exiting
+NESTED = "stereoprobe.nested"
 INTERRUPTED = "Interrupted. Run the same command again to continue."  # exit 130, after Ctrl-C
 
 
@@ -28,7 +31,7 @@ def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except StereoprobeError as exc:
-            if debug:
+            if debug or ctx.meta.get(NESTED):
                 raise
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(EXIT_USER_ERROR)

@@ -67,12 +67,14 @@ def _plain(value: Any, absolute: bool = False) -> Any:
     return value
 
 
-def rerun_collect(run_dir: Path, spec: Any, quiet: bool, **changes: Any) -> Any:
-    """Run the collect command a run was made with (its options from the manifest) as ``spec``."""
+def rerun_collect(run_dir: Path, spec: Any, quiet: bool, options: dict[str, Any] | None = None,
+                  **changes: Any) -> Any:
+    """Run the collect command a run was made with (``options``, default: the last ones the
+    manifest recorded) as ``spec``."""
     from stereoprobe.batch import using
     from stereoprobe.cli import collect as collect_cli
 
-    options = recorded_options(run_dir)
+    options = recorded_options(run_dir) if options is None else options
     ctx = click.get_current_context()
     kwargs = {}
     for param in collect_cli.command.params:
@@ -87,8 +89,29 @@ def rerun_collect(run_dir: Path, spec: Any, quiet: bool, **changes: Any) -> Any:
                             "this command again.") from None
     kwargs.update(batch=None, batch_file=None, dry_run=False, retry_failed=False, quiet=quiet,
                   poll_interval=30.0, batch_limit=None, price_in=None, price_out=None, out=Path(run_dir), **changes)
+    from stereoprobe.cli._common import NESTED
+
     with using(spec):
-        return ctx.invoke(collect_cli.command, **kwargs)
+        ctx.meta[NESTED] = True
+        try:
+            return ctx.invoke(collect_cli.command, **kwargs)
+        finally:
+            ctx.meta[NESTED] = False
+
+
+def request_options(run_dir: Path) -> list[dict[str, Any]]:
+    """Every distinct set of collect options the run's requests were written with: the last
+    first, then each request file's, newest first (a later `collect --batch-file` with other
+    probes, say another --category, records its own options; the earlier file's results are
+    still this run's)."""
+    from stereoprobe.manifest import read_manifest
+
+    out = [recorded_options(run_dir)]
+    for entry in reversed(((read_manifest(run_dir).batch or {}).get("files") or [])):
+        options = entry.get("options")
+        if options and options not in out:
+            out.append(dict(options))
+    return out
 
 
 def recorded_options(run_dir: Path) -> dict[str, Any]:

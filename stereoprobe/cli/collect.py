@@ -154,8 +154,9 @@ def _collect(study, dry_run, quiet, exempt):
             click.echo(stored)
         return
     result = chosen.collect(options, progress=not quiet)
-    click.echo(result.summary())
-    click.echo(result.next_step())
+    for line in (result.summary(), result.next_step()):
+        if line:
+            click.echo(line)
 
 
 def _stored(run_dir):

@@ -31,7 +31,19 @@ def command(run_dir: Path, results: Path, quiet: bool) -> None:
       stereoprobe ingest runs/c results.jsonl
     """
     from stereoprobe.batch import BatchSpec
-    from stereoprobe.cli.batch import recorded_options, rerun_collect
+    from stereoprobe.batch.files import NotARequest
+    from stereoprobe.cli.batch import request_options, rerun_collect
 
-    recorded_options(run_dir)  # a run that is not a batch run is refused before anything
-    rerun_collect(run_dir, BatchSpec("ingest", path=results), quiet)
+    first = None
+    last, *earlier = request_options(run_dir)  # a run that is not a batch run is refused here
+    for options in (last, *earlier):
+        try:  # the file is checked whole before anything is stored: a refused try changes nothing
+            rerun_collect(run_dir, BatchSpec("ingest", path=results, show_next=options is last), quiet,
+                          options=options)
+        except NotARequest as exc:
+            first = first or exc
+            continue
+        if options is not last:  # results of an earlier request file: the run's state by its last options
+            rerun_collect(run_dir, BatchSpec("refresh"), quiet, options=last)
+        return
+    raise first
