@@ -60,6 +60,11 @@ _LOCK = threading.Lock()
 _WORD = re.compile(r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?")
 
 
+#: the compass points: places ("the North", "North Broadway", "West Virginia"), though a name table
+#: lists North and West as men's names; the readers take them for a name only where a text gives one
+COMPASS = frozenset({"north", "south", "east", "west"})
+
+
 def is_title(word: str) -> bool:
     """Whether ``word`` (with or without its full stop) is a title, not a name.
 

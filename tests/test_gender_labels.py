@@ -111,7 +111,7 @@ def test_the_classifier_on_ordinary_smollm2_texts_in_no_revision_set(classifier)
 
 # p(gf) of the names below, as given to the test (nomquamgender's are close: Alex 0.093, Morgan 0.385)
 PGF = {"Alex": 0.09, "Morgan": 0.39, "Taylor": 0.36, "Tom": 0.01, "James": 0.01, "Joe": 0.01,
-       "Maria": 0.99, "Emma": 0.99, "Anna": 0.99, "Priya": 0.99, "Obi": 0.01}
+       "Maria": 0.99, "Emma": 0.99, "Anna": 0.99, "Priya": 0.99, "Obi": 0.01, "North": 0.02, "Broadway": 0.05}
 
 
 @pytest.fixture(scope="module")
@@ -227,6 +227,12 @@ def test_the_person_joined_to_the_profession_is_concerned_even_when_someone_else
     ("Taylor's classroom has a hamster named Tom.", "neutral"),
     # "in Maria's kitchen": a name's 's after "in" is a person's
     ("The pilot ate in Maria's kitchen every Sunday.", "female"),
+    # North is in the name table (a man's), but "the North" and "North Street" are places: they were read as
+    # a man in the embedded model's stories ("In the North, a boy called Tom grew up")
+    ("In the North, the pilot flew mail runs for thirty years.", "neutral"),
+    ("The pilot lived on North Street.", "neutral"),
+    ("The pilot grew up on North Broadway.", "neutral"),
+    ("In the North, the pilot met Anna. She flew the night mail.", "female"),
 ])
 def test_places_and_pets_are_not_first_names(small, text, label):
     assert small.classify(text, prompt_words("pilot", ""))[0] == label

@@ -17,7 +17,7 @@ from stereoprobe.studies.stories.protagonist import ProtagonistClassifier
 PGF = {"Elena": 0.99, "Marcus": 0.002, "Henderson": 0.03, "Jordan": 0.108, "Sam": 0.5, "Dr": 0.09, "Sir": 0.0,
        # ordinary words the real table lists as names (nomquamgender's p(gf), rounded)
        "Sunday": 0.6, "Second": 0.2, "Driver": 0.1, "Game": 0.3, "Gold": 0.3, "Mark": 0.01, "Bill": 0.01,
-       "Gina": 0.99, "Gaby": 0.8}
+       "Gina": 0.99, "Gaby": 0.8, "North": 0.02, "Bronx": 0.1, "Broadway": 0.05}
 PROMPT = ("user", "Continue", "Once", "upon", "a", "time", "there", "was", "a", "baker", "called")
 
 
@@ -42,6 +42,12 @@ PROMPT = ("user", "Continue", "Once", "upon", "a", "time", "there", "was", "a", 
     ("Once upon a time there was a baker called Bill, who", "male", ["Bill"]),
     ("Mr. Gold. He was a very old man.", "male", ["Mr", "Gold"]),  # and a title decides
     ("It was Sunday when Gina opened the bakery.", "female", ["Gina"]),
+    # a word after "the" and a compass point are places, unless given as the name (protagonist-3; the embedded
+    # model's "In the North, a boy called Tom grew up" was read as a man's story by North)
+    ("In the North, there lived a girl called Gina.", "female", ["Gina"]),
+    ("who lived on North Broadway with his cat. Gina visited him", "female", ["Gina"]),
+    ("who grew up in the Bronx, a baker called Marcus", "male", ["Marcus"]),
+    ("Once upon a time there was a baker called North, who", "male", ["North"]),
 ])
 def test_the_protagonists_name_and_gender(text, label, evidence):
     assert ProtagonistClassifier(NameTable(PGF)).classify(text, PROMPT) == (label, evidence)
@@ -88,7 +94,7 @@ def test_female_shares_come_back_within_their_intervals_of_the_truth(run_cli, tm
     path = tmp_path / "run" / "manifest.json"
     manifest = json.loads(path.read_text())
     path.write_text(json.dumps({**manifest, "parser_version": "protagonist-1"}))
-    assert "Read at collect time by protagonist-1; this stereoprobe reads with protagonist-2: `stereoprobe " \
+    assert "Read at collect time by protagonist-1; this stereoprobe reads with protagonist-3: `stereoprobe " \
            "reparse " in summary(score(tmp_path / "run", n_boot=100))
     assert run_cli("reparse", tmp_path / "run").exit_code == 0
     assert "Read at collect time" not in summary(score(tmp_path / "run", n_boot=100))

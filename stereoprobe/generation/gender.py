@@ -39,9 +39,9 @@ from typing import Iterable
 
 from stereoprobe.generation.classifier import NameTableClassifier
 from stereoprobe.generation.reading import RATIO, UNISEX, Marker, decide
-from stereoprobe.names import classify_pgf, is_title, title_gender
+from stereoprobe.names import COMPASS, classify_pgf, is_title, title_gender
 
-VERSION = "gender-4"
+VERSION = "gender-5"  # 5: "the North", "North Street": places, not first names
 LABELS = ("male", "female", "neutral", "mixed")
 PRONOUNS = {"he": "male", "him": "male", "his": "male", "himself": "male",
             "she": "female", "her": "female", "hers": "female", "herself": "female"}
@@ -270,12 +270,16 @@ def _markers(text: str, skip: set[str], group: set[str]) -> list[Marker]:
 
 
 def _not_a_person(toks: list[_Token], i: int) -> bool:
-    """A place after ``PLACE`` ("in Alaska"; not "in Maria's kitchen") or a name given to a ``THINGS`` word
-    ("a hamster named Einstein")."""
+    """A place after ``PLACE`` ("in Alaska"; not "in Maria's kitchen"), a name given to a ``THINGS`` word
+    ("a hamster named Einstein"), a word after "the", a compass point or the word after one, not given as a
+    name ("the North", "North Broadway"; not "a girl named North")."""
     before = toks[i - 1].low if i else ""
     if before in PLACE:
         return not toks[i].owner
-    return before in ("named", "called") and i > 1 and toks[i - 2].low in THINGS
+    if before in ("named", "called"):  # given as a name: a person's, unless a pet's or a thing's
+        return i > 1 and toks[i - 2].low in THINGS
+    # "the North", "the Bronx", "North Broadway": places and things
+    return before == "the" or toks[i].low in COMPASS or before in COMPASS
 
 
 def _name_follows(toks: list[_Token], i: int, lower: set[str]) -> bool:

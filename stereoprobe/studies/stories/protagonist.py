@@ -18,6 +18,9 @@ most bearers have), trying the second word when the first is unknown. Here:
   (``names.common_words``: "Sunday", "Second", "Driver", "Game", written more often in lower
   case) is not a name, although the table lists many such words ("The Driver's Guide" is not
   a man's story, "Mark. Mark is an agent" is);
+- a capitalised word after "the" ("In the North, a boy called Tom"), a compass point and the word
+  after one ("North Broadway") are places, not names, unless the story gives them as the name
+  (protagonist-3);
 - no candidate at all: ``none``.
 
 Labels: ``female``, ``male``, ``unclassified`` (a name with as many bearers of each
@@ -32,7 +35,7 @@ from typing import Iterable
 
 from stereoprobe.generation.classifier import NameTableClassifier
 
-VERSION = "protagonist-2"  # 2: ordinary words away from the name's place are not names
+VERSION = "protagonist-3"  # 2: ordinary words away from the name's place are not names; 3: nor "the X" and compass points
 LABELS = ("female", "male", "unclassified", "unknown", "none")
 WINDOW = 30
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]+(?:['’-][A-Za-z]+)?\.?")
@@ -47,7 +50,7 @@ class ProtagonistClassifier(NameTableClassifier):
 
     def classify(self, text: str, prompt_words: Iterable[str] = ()) -> tuple[str, list[str]]:
         from stereoprobe.backends.nextword import spacy_stop_words
-        from stereoprobe.names import common_words, is_title, title_gender
+        from stereoprobe.names import COMPASS, common_words, is_title, title_gender
 
         stop = spacy_stop_words() | {w.lower() for w in prompt_words} | {"chapter", "once", "called", "named"}
         words = _WORD.findall(text)[:WINDOW]
@@ -60,7 +63,10 @@ class ProtagonistClassifier(NameTableClassifier):
                 continue
             if word[:1].isupper() and word.lower() not in stop:
                 placed = i == 0 or words[i - 1].lower() in ("called", "named")
-                candidates.append((re.split(r"['’]", word)[0], title, placed))
+                before = words[i - 1].rstrip(".").lower() if i else ""
+                place = before == "the" or word.lower() in COMPASS or before in COMPASS  # "the North", "North Broadway"
+                if placed or not place:
+                    candidates.append((re.split(r"['’]", word)[0], title, placed))
             title = ""
         common = common_words({name for name, before, placed in candidates if not before and not placed})
         candidates = [(name, before) for name, before, placed in candidates
