@@ -185,3 +185,29 @@ def test_results_of_a_request_file_written_before_one_with_other_probes_are_stil
     assert json.loads((run_dir / "manifest.json").read_text())["status"] == "complete"
     records = [json.loads(x) for x in (run_dir / "completions.jsonl").read_text().splitlines()]
     assert sorted(f"{r['probe_id']}-{r['sample']}" for r in records) == sorted(gender + race)
+
+
+def test_requests_in_a_provider_batch_still_open_are_not_written_again(tmp_path):
+    """`collect --batch openai` stopped by Ctrl-C leaves its batches running; a later --batch-file wrote their
+    requests again (each paid twice). The manifest is what a provider run records: a batch not done and its
+    input file in RUN_DIR/batch/."""
+    run_dir, requests, ids = file_run(tmp_path, limit=4)
+    data = json.loads((run_dir / "manifest.json").read_text())
+    (run_dir / "batch").mkdir()
+    lines = requests.read_text().splitlines()
+    (run_dir / "batch" / "input_1.jsonl").write_text("\n".join(lines[:3]) + "\n")
+    data["batch"].update(provider="openai", batches=[{"id": "batch_1", "input": "batch/input_1.jsonl", "requests": 3,
+                                                      "done": False}])
+    (run_dir / "manifest.json").write_text(json.dumps(data))
+    res = run("collect", "--model", "fake-chat", "--base-url", NOWHERE, "--limit", 4, "--batch-file",
+              tmp_path / "again.jsonl", "--out", run_dir)
+    assert res.exit_code == 0, res.output
+    assert [json.loads(x)["custom_id"] for x in (tmp_path / "again.jsonl").read_text().splitlines()] == ids[3:]
+    assert ("Wrote 1 request to" in res.output and "0 already answered" in res.output
+            and "3 requests in openai batches not ended yet are not written" in res.output), res.output
+    (tmp_path / "one.jsonl").write_text(answer(ids[3]))
+    assert run("ingest", run_dir, tmp_path / "one.jsonl", "-q").exit_code == 0
+    res = run("collect", "--model", "fake-chat", "--base-url", NOWHERE, "--limit", 4, "--batch-file",
+              tmp_path / "none.jsonl", "--out", run_dir)
+    assert res.exit_code == 0 and not (tmp_path / "none.jsonl").exists(), res.output
+    assert f"No file written: every request of {run_dir} not answered yet is in a batch; 3 requests" in res.output

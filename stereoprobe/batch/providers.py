@@ -75,7 +75,7 @@ def submit_and_poll(job: Any, spec: Any, store: Any, existing: dict, manifest: A
     state["provider"] = spec.provider
     batches = state.setdefault("batches", [])
     client = job.client
-    pending = {job.record_of(i)[0] for b in batches if not b["done"] for i in _ids(store.dir / b["input"])}
+    pending = open_requests(job, store.dir, state)
     todo = job.todo(existing, retry_failed, pending)
     result.skipped = len(job.index) - len(todo) - len(pending)
     if todo:
@@ -153,6 +153,11 @@ def _store_batch(job: Any, client: Any, store: Any, existing: dict, manifest: An
     why = f"batch: the batch {status.state} before this request ran" + (f" ({status.detail})" if status.detail else "")
     missing = [Result(0, cid, None, why) for cid in sorted(asked - answered)]
     store_results(job, store, existing, result, missing, False, len(missing))
+
+
+def open_requests(job: Any, run_dir: Path, state: dict) -> set[str]:
+    """The records' custom_ids in the run's provider batches that have not ended."""
+    return {job.record_of(i)[0] for b in state.get("batches") or [] if not b["done"] for i in _ids(run_dir / b["input"])}
 
 
 def _ids(path: Path) -> list[str]:

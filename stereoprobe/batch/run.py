@@ -177,12 +177,20 @@ def _finish(store: Any, manifest: Any, result: BatchResult, status: str, existin
 def _write_file(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest: Any, result: BatchResult,
                 retry_failed: bool, progress: bool, interrupted: Any) -> str:
     """--batch-file: the requests not stored yet, in OpenAI's input format; the run waits for them."""
+    from stereoprobe.batch.providers import open_requests
+
     path = Path(spec.path)
-    todo = job.todo(existing, retry_failed)
-    result.skipped = len(job.index) - len(todo)
+    pending = open_requests(job, store.dir, manifest.batch)  # asked already: written again, they would cost twice
+    todo = job.todo(existing, retry_failed, pending)
+    result.skipped = len(job.index) - len(todo) - len(pending)
+    held = (f"{counted(len(pending), 'request')} in {manifest.batch.get('provider')} batches not ended yet "
+            f"{'is' if len(pending) == 1 else 'are'} not written (the same --batch command stores their answers; to write "
+            f"them here instead: `stereoprobe batch cancel {store.dir}`, that command, then this one with --retry-failed)"
+            ) if pending else ""
     if not todo:
-        result.lines = [f"Every request of {store.dir} is answered; no file written."]
-        return "complete"
+        result.lines = [f"Every request of {store.dir} is answered; no file written." if not pending else
+                        f"No file written: every request of {store.dir} not answered yet is in a batch; {held}."]
+        return "stopped" if pending else "complete"
     part = path.with_name(path.name + ".part")
     try:
         with part.open("w", encoding="utf-8") as f:
@@ -198,7 +206,7 @@ def _write_file(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest:
                                                     "written_at": now_iso(), "options": dict(spec.options)})
     many = f" for {counted(len(todo), 'probe')}" if written != len(todo) else ""
     result.lines = [f"Wrote {counted(written, 'request')}{many} to {path} (OpenAI batch format; {result.skipped:,} already "
-                    f"answered). Nothing was asked."]
+                    f"answered). Nothing was asked."] + ([held[0].upper() + held[1:] + "."] if held else [])
     result.next_line = (f"Next: run them (e.g. `vllm run-batch -i {path} -o results.jsonl --model "
                         f"{manifest.settings.model}`), then `stereoprobe ingest {store.dir} results.jsonl`.")
     return "stopped"
