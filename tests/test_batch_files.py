@@ -211,3 +211,23 @@ def test_requests_in_a_provider_batch_still_open_are_not_written_again(tmp_path)
               tmp_path / "none.jsonl", "--out", run_dir)
     assert res.exit_code == 0 and not (tmp_path / "none.jsonl").exists(), res.output
     assert f"No file written: every request of {run_dir} not answered yet is in a batch; 3 requests" in res.output
+
+
+def test_replies_under_another_model_name_are_stored_when_ingest_is_told_that_name(tmp_path):
+    """An Azure OpenAI deployment (the run's --model) replies with the model's own name: without
+    --reply-model every line was refused as a reply of another model, and nothing said what to do."""
+    run_dir, _, ids = file_run(tmp_path, limit=2)
+    azure = [answer(i).replace('"model": "fake-chat"', '"model": "gpt-4o-2024-08-06"') for i in ids]
+    (tmp_path / "azure.jsonl").write_text("".join(azure))
+    before = stored(run_dir)
+    res = run("ingest", run_dir, tmp_path / "azure.jsonl", "-q")
+    assert res.exit_code == 2 and stored(run_dir) == before
+    assert "a reply of model 'gpt-4o-2024-08-06', but this run asks 'fake-chat'" in res.output
+    assert "pass --reply-model gpt-4o-2024-08-06 (nothing was stored)" in res.output
+    (tmp_path / "mixed.jsonl").write_text(azure[0] + answer(ids[1]).replace("fake-chat", "gpt-4o-mini"))
+    res = run("ingest", run_dir, tmp_path / "mixed.jsonl", "-q", "--reply-model", "gpt-4o-2024-08-06")
+    assert res.exit_code == 2 and "line 2: a reply of model 'gpt-4o-mini'" in res.output and stored(run_dir) == before
+    res = run("ingest", run_dir, tmp_path / "azure.jsonl", "-q", "--reply-model", "gpt-4o-2024-08-06")
+    assert res.exit_code == 0 and "Stored 2 answers (2 ok" in res.output, res.output
+    assert json.loads((run_dir / "manifest.json").read_text())["batch"]["ingested"][-1]["reply_model"] == \
+        "gpt-4o-2024-08-06"

@@ -50,6 +50,7 @@ class BatchSpec:
     price_in: float | None = None  # dry-run: live prices per million tokens (the batch price is half)
     price_out: float | None = None
     show_next: bool = True  # False: the step's next step is left to the command that follows it
+    reply_model: str | None = None  # ingest: the model name the replies carry, if not the run's (Azure)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

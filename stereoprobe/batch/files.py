@@ -110,8 +110,11 @@ class NotARequest(DataError):
     """A results line whose custom_id the run's requests (as the options given build them) do not have."""
 
 
-def check_results(path: Path, asked: Mapping[str, Any] | set[str], model: str | None) -> int:
-    """Check a whole output file before anything is stored; the number of lines."""
+def check_results(path: Path, asked: Mapping[str, Any] | set[str], model: str | None,
+                  reply_model: str | None = None) -> int:
+    """Check a whole output file before anything is stored; the number of lines. A reply must be of
+    ``model`` (the run's), or of ``reply_model`` when given: the name an Azure OpenAI deployment's
+    replies carry (the model's own, not the deployment's)."""
     seen: dict[str, int] = {}
     for result in iter_results(path):
         cid = result.custom_id
@@ -123,7 +126,10 @@ def check_results(path: Path, asked: Mapping[str, Any] | set[str], model: str | 
                             "give each request's result once (nothing was stored).")
         seen[cid] = result.line
         replied = result.body.get("model") if result.body else None
-        if model and isinstance(replied, str) and not same_model(replied, model):
+        if model and isinstance(replied, str) and not any(same_model(replied, m) for m in (model, reply_model) if m):
+            azure = (f"or, if {model!r} names an Azure OpenAI deployment (its replies carry the model's own name), "
+                     f"pass --reply-model {replied}" if reply_model is None else
+                     f"--reply-model is {reply_model!r}: give one file's lines of one model")
             raise DataError(f"{path} line {result.line}: a reply of model {replied!r}, but this run asks {model!r}; "
-                            "ingest it into a run of that model (nothing was stored).")
+                            f"ingest it into a run of that model, {azure} (nothing was stored).")
     return len(seen)

@@ -216,13 +216,14 @@ def _ingest(job: Job, spec: BatchSpec, store: Any, existing: dict, manifest: Any
             retry_failed: bool, progress: bool, interrupted: Any) -> str:
     """stereoprobe ingest: a whole results file checked, then stored."""
     path = Path(spec.path)
-    lines = check_results(path, job.asked(), manifest.settings.model)
+    lines = check_results(path, job.asked(), manifest.settings.model, spec.reply_model)
     if not lines:
         raise DataError(f"{path} holds no results (not one line); give the output file the batch wrote "
                         "(nothing was stored).")
     store_results(job, store, existing, result, iter_results(path), progress, lines)
     manifest.batch.setdefault("ingested", []).append({"path": str(path), "lines": lines, "stored": result.asked,
-                                                       "at": now_iso()})
+                                                       "at": now_iso()} | ({"reply_model": spec.reply_model}
+                                                                           if spec.reply_model else {}))
     result.lines = [f"Read {counted(lines, 'result')} from {path}."]
     if result.incomplete:
         one = result.incomplete == 1

@@ -13,8 +13,12 @@ from stereoprobe.cli._common import friendly_errors
 @click.argument("run_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
 @click.argument("results", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--reply-model", metavar="NAME", default=None,
+              help="The model name the replies carry, when it is not the run's --model: an Azure OpenAI deployment "
+                   "replies with the model's own name (e.g. gpt-4o-2024-08-06), not the deployment's. Recorded in "
+                   "the manifest.")
 @friendly_errors
-def command(run_dir: Path, results: Path, quiet: bool) -> None:
+def command(run_dir: Path, results: Path, quiet: bool, reply_model: str | None) -> None:
     """Store RESULTS, a batch output file in OpenAI's format (OpenAI's Batch API, vllm
     run-batch, Azure OpenAI), as the records of the run in RUN_DIR that `collect
     --batch-file` began: each reply parsed as a live reply is.
@@ -38,8 +42,8 @@ def command(run_dir: Path, results: Path, quiet: bool) -> None:
     last, *earlier = request_options(run_dir)  # a run that is not a batch run is refused here
     for options in (last, *earlier):
         try:  # the file is checked whole before anything is stored: a refused try changes nothing
-            rerun_collect(run_dir, BatchSpec("ingest", path=results, show_next=options is last), quiet,
-                          options=options)
+            rerun_collect(run_dir, BatchSpec("ingest", path=results, show_next=options is last,
+                                             reply_model=reply_model), quiet, options=options)
         except NotARequest as exc:
             first = first or exc
             continue
