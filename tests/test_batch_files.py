@@ -211,6 +211,14 @@ def test_requests_in_a_provider_batch_still_open_are_not_written_again(tmp_path)
               tmp_path / "none.jsonl", "--out", run_dir)
     assert res.exit_code == 0 and not (tmp_path / "none.jsonl").exists(), res.output
     assert f"No file written: every request of {run_dir} not answered yet is in a batch; 3 requests" in res.output
+    (run_dir / "batch" / "input_1.jsonl").unlink()  # the open batch's requests lost: one line, not a traceback
+    res = run("collect", "--model", "fake-chat", "--base-url", NOWHERE, "--limit", 4, "--batch-file",
+              tmp_path / "lost.jsonl", "--out", run_dir)
+    assert res.exit_code == 2 and not (tmp_path / "lost.jsonl").exists()
+    assert res.output.strip().splitlines() == [f"Error: {run_dir / 'batch' / 'input_1.jsonl'}, the requests of batch "
+                                               "batch_1 (not ended yet), is missing or damaged; restore it from a copy "
+                                               "of the run directory: without it the run cannot tell which of its "
+                                               "probes the batch holds."], res.output
 
 
 def test_replies_under_another_model_name_are_stored_when_ingest_is_told_that_name(tmp_path):

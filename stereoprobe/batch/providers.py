@@ -141,7 +141,7 @@ def _store_batch(job: Any, client: Any, store: Any, existing: dict, manifest: An
     """An ended batch's results stored; its requests without one are failures."""
     from stereoprobe.batch.run import store_results
 
-    asked = set(_ids(store.dir / b["input"]))
+    asked = set(_ids(store.dir / b["input"], b.get("id")))
     job.note_parts(asked)
     out = store.dir / b["input"].replace(".jsonl", ".out.jsonl")
     client.download(b["id"], out)
@@ -157,13 +157,19 @@ def _store_batch(job: Any, client: Any, store: Any, existing: dict, manifest: An
 
 def open_requests(job: Any, run_dir: Path, state: dict) -> set[str]:
     """The records' custom_ids in the run's provider batches that have not ended."""
-    return {job.record_of(i)[0] for b in state.get("batches") or [] if not b["done"] for i in _ids(run_dir / b["input"])}
+    return {job.record_of(i)[0] for b in state.get("batches") or [] if not b["done"]
+            for i in _ids(run_dir / b["input"], b.get("id"))}
 
 
-def _ids(path: Path) -> list[str]:
-    """The custom_ids of a request file the run wrote."""
-    with path.open(encoding="utf-8") as f:
-        return [json.loads(line)["custom_id"] for line in f if line.strip()]
+def _ids(path: Path, batch: str | None = None) -> list[str]:
+    """The custom_ids of a request file the run wrote (a missing or damaged one: one line)."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            return [json.loads(line)["custom_id"] for line in f if line.strip()]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise DataError(f"{path}, the requests of batch {batch or '?'} (not ended yet), is missing or damaged; restore "
+                        "it from a copy of the run directory: without it the run cannot tell which of its probes the "
+                        "batch holds.") from None
 
 
 def cancel_batches(run_dir: Path, options: dict) -> list[str]:
