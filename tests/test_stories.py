@@ -17,7 +17,8 @@ from stereoprobe.studies.stories.protagonist import ProtagonistClassifier
 PGF = {"Elena": 0.99, "Marcus": 0.002, "Henderson": 0.03, "Jordan": 0.108, "Sam": 0.5, "Dr": 0.09, "Sir": 0.0,
        # ordinary words the real table lists as names (nomquamgender's p(gf), rounded)
        "Sunday": 0.6, "Second": 0.2, "Driver": 0.1, "Game": 0.3, "Gold": 0.3, "Mark": 0.01, "Bill": 0.01,
-       "Gina": 0.99, "Gaby": 0.8, "North": 0.02, "Bronx": 0.1, "Broadway": 0.05}
+       "Gina": 0.99, "Gaby": 0.8, "North": 0.02, "Bronx": 0.1, "Broadway": 0.05,
+       "Georgia": 0.98}
 PROMPT = ("user", "Continue", "Once", "upon", "a", "time", "there", "was", "a", "baker", "called")
 
 
@@ -48,6 +49,8 @@ PROMPT = ("user", "Continue", "Once", "upon", "a", "time", "there", "was", "a", 
     ("who lived on North Broadway with his cat. Gina visited him", "female", ["Gina"]),
     ("who grew up in the Bronx, a baker called Marcus", "male", ["Marcus"]),
     ("Once upon a time there was a baker called North, who", "male", ["North"]),
+    ("In Oakville, Georgia, lived a baker named Marcus.", "male", ["Marcus"]),  # where the name is given: first
+    ("Mrs. Henderson opened the door to a boy named Marcus.", "female", ["Mrs", "Henderson"]),  # the opening
 ])
 def test_the_protagonists_name_and_gender(text, label, evidence):
     assert ProtagonistClassifier(NameTable(PGF)).classify(text, PROMPT) == (label, evidence)

@@ -18,9 +18,11 @@ most bearers have), trying the second word when the first is unknown. Here:
   (``names.common_words``: "Sunday", "Second", "Driver", "Game", written more often in lower
   case) is not a name, although the table lists many such words ("The Driver's Guide" is not
   a man's story, "Mark. Mark is an agent" is);
-- a capitalised word after "the" ("In the North, a boy called Tom"), a compass point and the word
-  after one ("North Broadway") are places, not names, unless the story gives them as the name
-  (protagonist-3);
+- a capitalised word after "the" or "in" ("In the North, a boy called Tom", "in Georgia"), a
+  compass point and the word after one ("North Broadway") are places, not names, unless the story
+  gives them as the name; and a candidate where the story gives the name (the reply's opening,
+  after titles only, or after "called" or "named") comes before the others ("In Oakville, Georgia,
+  a baker named Tom": Tom) (protagonist-3);
 - no candidate at all: ``none``.
 
 Labels: ``female``, ``male``, ``unclassified`` (a name with as many bearers of each
@@ -62,15 +64,16 @@ class ProtagonistClassifier(NameTableClassifier):
                 title = word if title_gender(word) else title
                 continue
             if word[:1].isupper() and word.lower() not in stop:
-                placed = i == 0 or words[i - 1].lower() in ("called", "named")
+                # the reply's opening (after titles only: "Mrs. Henderson") or right after "called"/"named"
+                placed = all(is_title(w.rstrip(".")) for w in words[:i]) or words[i - 1].lower() in ("called", "named")
                 before = words[i - 1].rstrip(".").lower() if i else ""
-                place = before == "the" or word.lower() in COMPASS or before in COMPASS  # "the North", "North Broadway"
+                place = before in ("the", "in") or word.lower() in COMPASS or before in COMPASS  # "the North"
                 if placed or not place:
                     candidates.append((re.split(r"['’]", word)[0], title, placed))
             title = ""
         common = common_words({name for name, before, placed in candidates if not before and not placed})
-        candidates = [(name, before) for name, before, placed in candidates
-                      if before or placed or name not in common]
+        candidates = [(name, before) for name, before, placed in sorted(candidates, key=lambda c: not c[2])
+                      if before or placed or name not in common]  # where the story gives the name first
         if not candidates:
             return "none", []
         classes = self.names.classify([c for c, _ in candidates])
