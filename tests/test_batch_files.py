@@ -216,7 +216,7 @@ def test_requests_in_a_provider_batch_still_open_are_not_written_again(tmp_path)
               tmp_path / "lost.jsonl", "--out", run_dir)
     assert res.exit_code == 2 and not (tmp_path / "lost.jsonl").exists()
     assert res.output.strip().splitlines() == [f"Error: {run_dir / 'batch' / 'input_1.jsonl'}, the requests of batch "
-                                               "batch_1 (not ended yet), is missing or damaged; restore it from a copy "
+                                               "batch_1 (its answers not stored yet), is missing or damaged; restore it from a copy "
                                                "of the run directory: without it the run cannot tell which of its "
                                                "probes the batch holds."], res.output
 

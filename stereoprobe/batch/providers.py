@@ -167,9 +167,9 @@ def _ids(path: Path, batch: str | None = None) -> list[str]:
         with path.open(encoding="utf-8") as f:
             return [json.loads(line)["custom_id"] for line in f if line.strip()]
     except (OSError, ValueError, KeyError, TypeError):
-        raise DataError(f"{path}, the requests of batch {batch or '?'} (not ended yet), is missing or damaged; restore "
-                        "it from a copy of the run directory: without it the run cannot tell which of its probes the "
-                        "batch holds.") from None
+        raise DataError(f"{path}, the requests of batch {batch or '?'} (its answers not stored yet), is missing or "
+                        "damaged; restore it from a copy of the run directory: without it the run cannot tell which "
+                        "of its probes the batch holds.") from None
 
 
 def cancel_batches(run_dir: Path, options: dict) -> list[str]:
