@@ -107,7 +107,8 @@ def run(name: str, runs: int, rules: list[tuple[str, float, float]], rows: int, 
         cache: dict[str, np.ndarray] = {}
         for rule in rules:
             # "tool": the lower limit from the observed rates (pig), the upper from the posterior draws (pig-eb)
-            low_rule, high_rule = ("pig", "pig-eb") if rule[0] == "tool" else (rule[0], rule[0])
+            # "low/high": the lower limit from one rule's replicates, the upper from another's
+            low_rule, high_rule = ("pig", "pig-eb") if rule[0] == "tool" else (rule[0].split("/") * 2)[:2]
             for name_ in (low_rule, high_rule):
                 if name_ not in cache:
                     cache[name_] = replicates(name_, num, den, d.cluster_jobs, k, rows, np.random.default_rng([r, 7]))
@@ -127,14 +128,25 @@ def run(name: str, runs: int, rules: list[tuple[str, float, float]], rows: int, 
     return {"rows": out}
 
 
-def report(paths: list[str]) -> str:
-    rows = [r for p in paths for res in json.loads(Path(p).read_text()) for r in res["rows"]]
+def report(paths: list[str], common: bool = False) -> str:
+    """A markdown table of the rules in ``paths`` (JSON of :func:`run`). A cell run in several files (other seeds)
+    is pooled: coverage over all its runs, width / oracle the runs-weighted mean of the files' ratios. ``common``:
+    only the rules every file ran."""
+    files = [[r for res in json.loads(Path(p).read_text()) for r in res["rows"]] for p in paths]
+    rows = [r for f in files for r in f]
     rules = list(dict.fromkeys((r["rule"], r["lower"], r["upper"]) for r in rows))
+    if common:
+        rules = [u for u in rules if all(any((r["rule"], r["lower"], r["upper"]) == u for r in f) for f in files)]
     cells = list(dict.fromkeys(r["scenario"] for r in rows))
     lines = ["| rule (l, s) | cells in 93-97% at <= 1.3x | coverage, lowest-highest | width / oracle, highest | "
              + " | ".join(cells) + " |", "|---|---|---|---|" + "---|" * len(cells)]
     for rule in rules:
-        mine = {r["scenario"]: r for r in rows if (r["rule"], r["lower"], r["upper"]) == rule}
+        mine = {}
+        for c in cells:
+            got = [r for r in rows if (r["rule"], r["lower"], r["upper"]) == rule and r["scenario"] == c]
+            if got:
+                runs = sum(r["runs"] for r in got)
+                mine[c] = {k: sum(r[k] * r["runs"] for r in got) / runs for k in ("coverage", "width")}
         ok = sum(0.93 <= r["coverage"] <= 0.97 and r["width"] <= 1.3 for r in mine.values())
         covs, widths = [r["coverage"] for r in mine.values()], [r["width"] for r in mine.values()]
         lines.append(f"| {rule[0]} ({rule[1]:g}, {rule[2]:g}) | {ok} of {len(mine)} | {min(covs):.3f}-{max(covs):.3f} | "
@@ -152,10 +164,11 @@ if __name__ == "__main__":
         parser.add_argument("--concentration", type=float, default=1.0, help="c of the -eb posteriors (the tool: 1)")
         parser.add_argument("--df", choices=["smaller", "both"], default="smaller",
                             help="t's degrees of freedom: the smaller side's jobs minus 1 (the tool), or both sides' minus 2")
+        parser.add_argument("--common", action="store_true", help="--report: only the rules every file ran")
 
     args = cli(__doc__, "normal-10-5", 200, options)
     if args.report:
-        print(report(args.report), end="")
+        print(report(args.report, args.common), end="")
         raise SystemExit
     CONCENTRATION = args.concentration
     rules = [(r.split(":")[0], float(r.split(":")[1]), float(r.split(":")[2])) for r in args.rules.split(",")]
