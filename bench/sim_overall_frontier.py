@@ -17,7 +17,11 @@ rules costs seconds a cell:
   run's rate, ``c`` = 1 as the tool's, or ``--concentration`` (a draw that is monotone in the counts when made by
   its quantile function);
 - ``pig-jeffreys``: the pairs' rates drawn from their Jeffreys posteriors Beta(k + 1/2, n - k + 1/2);
-- ``tool``: the tool's pairing, the lower limit from ``pig``'s replicates and the upper from ``pig-eb``'s.
+- ``tool``: the tool's pairing, the lower limit from ``pig``'s replicates and the upper from ``pig-eb``'s;
+- ``low/high``: any pairing, the lower limit from ``low``'s replicates and the upper from ``high``'s.
+
+``--deflate LOW:HIGH`` divides the two reaches by ``sqrt(1 + m share)``, ``share`` the pairs' binomial noise's
+share of the rate's variance at the run's rate for job effects of sd 1 a side (:func:`binomial_share`).
 
 Each rule is read at several lower/upper reaches: limits at the ``Phi(-l t)`` and ``Phi(s t)`` quantiles of its
 replicates, ``t`` the 97.5% point of t on the smaller side's jobs minus 1, never inside the counts' Jeffreys
@@ -76,6 +80,26 @@ def replicates(rule: str, num, den, jobs, k: int, rows: int, rng) -> np.ndarray:
     return ((w * rates) @ den) / (w @ den)
 
 
+DEFLATE = (0.0, 0.0)  # (lower, upper) m of --deflate: reaches divided by sqrt(1 + m * binomial_share(p, k))
+
+
+def binomial_share(p: float, k: int, sd: float = 1.0, answers: int = 42) -> float:
+    """The pairs' binomial noise's share of an overall rate's variance at rate ``p``, ``k`` x ``k`` jobs whose
+    effects are N(0, sd) on the logit a side, ``answers`` a pair (Hoeffding: rows, columns, their interaction)."""
+    from scipy import optimize, special
+
+    x, w = np.polynomial.hermite_e.hermegauss(40)
+    w = w / w.sum()
+    p = min(max(p, 1e-4), 0.5)
+    beta = optimize.brentq(lambda b: w @ special.expit(b + math.sqrt(2) * sd * x) - p, -30, 30)
+    f = special.expit(beta + sd * (x[:, None] + x[None, :]))
+    g = f @ w
+    rows_var, f_var = float(w @ g**2 - p**2), float(w @ (f**2 @ w) - p**2)
+    jobs = 2 * rows_var / k + (f_var - 2 * rows_var) / k**2
+    pairs = (p - float(w @ (f**2 @ w))) / (answers * k**2)
+    return pairs / (jobs + pairs)
+
+
 def run(name: str, runs: int, rules: list[tuple[str, float, float]], rows: int, seed: int, df: str = "smaller") -> dict:
     from coref_synth import Model, design, simulate, truth
     from sim_overall_rates import SCENARIOS, normal_beta, normal_truth, simulate_normal
@@ -112,8 +136,9 @@ def run(name: str, runs: int, rules: list[tuple[str, float, float]], rows: int, 
             for name_ in (low_rule, high_rule):
                 if name_ not in cache:
                     cache[name_] = replicates(name_, num, den, d.cluster_jobs, k, rows, np.random.default_rng([r, 7]))
-            lo = np.quantile(cache[low_rule], stats.norm.cdf(-rule[1] * t))
-            hi = np.quantile(cache[high_rule], stats.norm.cdf(rule[2] * t))
+            share = binomial_share(kk / nn, k) if any(DEFLATE) else 0.0
+            lo = np.quantile(cache[low_rule], stats.norm.cdf(-rule[1] * t / math.sqrt(1 + DEFLATE[0] * share)))
+            hi = np.quantile(cache[high_rule], stats.norm.cdf(rule[2] * t / math.sqrt(1 + DEFLATE[1] * share)))
             limits[rule].append((100 * min(lo, j_lo), 100 * max(hi, j_hi)))
     oracle = 3.92 * float(np.std(est))
     out = []
@@ -165,12 +190,14 @@ if __name__ == "__main__":
         parser.add_argument("--df", choices=["smaller", "both"], default="smaller",
                             help="t's degrees of freedom: the smaller side's jobs minus 1 (the tool), or both sides' minus 2")
         parser.add_argument("--common", action="store_true", help="--report: only the rules every file ran")
+        parser.add_argument("--deflate", default="0:0", help="LOW:HIGH m: reaches over sqrt(1 + m binomial_share)")
 
     args = cli(__doc__, "normal-10-5", 200, options)
     if args.report:
         print(report(args.report, args.common), end="")
         raise SystemExit
     CONCENTRATION = args.concentration
+    DEFLATE = tuple(float(v) for v in args.deflate.split(":"))
     rules = [(r.split(":")[0], float(r.split(":")[1]), float(r.split(":")[2])) for r in args.rules.split(",")]
     results = [run(s, args.runs, rules, args.replicates, args.seed, args.df) for s in args.scenarios.split(",")]
     if args.out:
