@@ -30,7 +30,7 @@ import sqlite3
 import threading
 from importlib import metadata
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from stereoprobe.errors import DataError
 
@@ -63,6 +63,44 @@ _WORD = re.compile(r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?")
 #: the compass points: places ("the North", "North Broadway", "West Virginia"), though a name table
 #: lists North and West as men's names; the readers take them for a name only where a text gives one
 COMPASS = frozenset({"north", "south", "east", "west"})
+#: words that open a place's name ("St. Louis", "San Antonio", "Santa Monica", "Fort Smith", "Los Angeles")
+PLACE_OPENERS = frozenset({"st", "saint", "san", "santa", "fort", "mount", "mt", "los", "las"})
+#: the US states of one word, and the first words of two others ("New", "Rhode"; the compass points are above)
+US_STATES = frozenset((
+    "alabama alaska arizona arkansas california colorado connecticut delaware florida georgia hawaii idaho illinois "
+    "indiana iowa kansas kentucky louisiana maine maryland massachusetts michigan minnesota mississippi missouri "
+    "montana nebraska nevada ohio oklahoma oregon pennsylvania tennessee texas utah vermont virginia washington "
+    "wisconsin wyoming new rhode").split())
+
+
+def in_place_name(words: Sequence[str], gaps: Sequence[str], i: int) -> bool:
+    """Whether the capitalised ``words[i]`` is part of a place's name by its neighbours, though a name table lists
+    Louis, Antonio, Smith, Augustine, Georgia and Austin: a :data:`PLACE_OPENERS` word before a capitalised word
+    ("Santa Monica") and that word ("St. Louis", "San Antonio"); a US state after a capitalised word and a comma
+    ("Oakville, Georgia"); a capitalised word before a comma and a US state ("Austin, Texas"). ``gaps[j]``: the
+    text between ``words[j - 1]`` and ``words[j]``.
+
+    >>> w = ["in", "St.", "Augustine", "Florida", "and", "Austin", "Texas", "Santa", "Maria", "Santa", "said"]
+    >>> g = ["", " ", " ", ", ", " ", " ", ", ", ". ", " ", ". ", " "]
+    >>> [in_place_name(w, g, i) for i in range(len(w))]
+    [False, True, True, True, False, True, True, True, True, False, False]
+    """
+    def low(j: int) -> str:
+        return words[j].rstrip(".").lower() if 0 <= j < len(words) else ""
+
+    def upper(j: int) -> bool:
+        return 0 <= j < len(words) and words[j][:1].isupper()
+
+    def gap(j: int) -> str:
+        return gaps[j].strip() if 0 <= j < len(words) else "?"
+
+    if not upper(i):
+        return False
+    opened = low(i) in PLACE_OPENERS and upper(i + 1) and not gap(i + 1)  # "Santa" of "Santa Monica"
+    after_opener = low(i - 1) in PLACE_OPENERS and upper(i - 1) and not gap(i)  # "Monica" of it
+    state = low(i) in US_STATES and upper(i - 1) and gap(i) == ","  # "Oakville, Georgia"
+    before_state = low(i + 1) in US_STATES and upper(i + 1) and gap(i + 1) == ","  # "Austin, Texas"
+    return opened or after_opener or state or before_state
 
 
 def is_title(word: str) -> bool:

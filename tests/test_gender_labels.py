@@ -111,7 +111,10 @@ def test_the_classifier_on_ordinary_smollm2_texts_in_no_revision_set(classifier)
 
 # p(gf) of the names below, as given to the test (nomquamgender's are close: Alex 0.093, Morgan 0.385)
 PGF = {"Alex": 0.09, "Morgan": 0.39, "Taylor": 0.36, "Tom": 0.01, "James": 0.01, "Joe": 0.01,
-       "Maria": 0.99, "Emma": 0.99, "Anna": 0.99, "Priya": 0.99, "Obi": 0.01, "North": 0.02, "Broadway": 0.05}
+       "Maria": 0.99, "Emma": 0.99, "Anna": 0.99, "Priya": 0.99, "Obi": 0.01, "North": 0.02, "Broadway": 0.05,
+       # names of places in the name table (nomquamgender's p(gf), rounded)
+       "Louis": 0.01, "Antonio": 0.01, "Santa": 0.2, "Augustine": 0.1, "Florida": 0.97, "Austin": 0.01,
+       "Georgia": 0.98, "Smith": 0.1}
 
 
 @pytest.fixture(scope="module")
@@ -233,6 +236,14 @@ def test_the_person_joined_to_the_profession_is_concerned_even_when_someone_else
     ("The pilot lived on North Street.", "neutral"),
     ("The pilot grew up on North Broadway.", "neutral"),
     ("In the North, the pilot met Anna. She flew the night mail.", "female"),
+    # the words of a place's name (gender-6): the stories reader read "the town of St. Augustine, Florida" as a man
+    ("The pilot lived in the town of St. Augustine, Florida.", "neutral"),
+    ("The pilot flew from San Antonio to Fort Smith every week.", "neutral"),
+    ("The pilot moved to Austin, Texas, then to Santa Monica.", "neutral"),
+    ("The pilot grew up in Oakville, Georgia. She flew the night mail.", "female"),
+    ("The pilot, Louis, grew up in St. Louis.", "male"),  # a name is still a name
+    ("The pilot, Tom Washington, flew the night mail.", "male"),  # a state without a comma: a surname
+    ("The pilot met Georgia in Austin. She flew the night mail.", "female"),
 ])
 def test_places_and_pets_are_not_first_names(small, text, label):
     assert small.classify(text, prompt_words("pilot", ""))[0] == label

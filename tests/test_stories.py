@@ -12,13 +12,13 @@ from conftest import TEST_KEY
 from fake_generation import GenerationModel
 from fake_openai import FakeOpenAI
 from stereoprobe.names import NameTable
-from stereoprobe.studies.stories.protagonist import ProtagonistClassifier
+from stereoprobe.studies.stories.protagonist import VERSION, ProtagonistClassifier
 
 PGF = {"Elena": 0.99, "Marcus": 0.002, "Henderson": 0.03, "Jordan": 0.108, "Sam": 0.5, "Dr": 0.09, "Sir": 0.0,
        # ordinary words the real table lists as names (nomquamgender's p(gf), rounded)
        "Sunday": 0.6, "Second": 0.2, "Driver": 0.1, "Game": 0.3, "Gold": 0.3, "Mark": 0.01, "Bill": 0.01,
        "Gina": 0.99, "Gaby": 0.8, "North": 0.02, "Bronx": 0.1, "Broadway": 0.05,
-       "Georgia": 0.98}
+       "Georgia": 0.98, "Louis": 0.01, "Austin": 0.01, "Santa": 0.2, "Augustine": 0.1, "Florida": 0.97}
 PROMPT = ("user", "Continue", "Once", "upon", "a", "time", "there", "was", "a", "baker", "called")
 
 
@@ -51,6 +51,13 @@ PROMPT = ("user", "Continue", "Once", "upon", "a", "time", "there", "was", "a", 
     ("Once upon a time there was a baker called North, who", "male", ["North"]),
     ("In Oakville, Georgia, lived a baker named Marcus.", "male", ["Marcus"]),  # where the name is given: first
     ("Mrs. Henderson opened the door to a boy named Marcus.", "female", ["Mrs", "Henderson"]),  # the opening
+    # the words of a place's name (protagonist-4: the embedded model's "the town of St. Augustine, Florida" was a man)
+    ("In the town of St. Augustine, Florida, there lived a baker.", "none", []),
+    ("Austin, Texas was hot when Gina opened the bakery.", "female", ["Gina"]),  # not the opening's name
+    ("St. Louis was cold that year, and Marcus", "male", ["Marcus"]),
+    ("Santa Monica's best baker, Gina, opened early.", "female", ["Gina"]),
+    ("Once upon a time there was a baker called Austin, who", "male", ["Austin"]),  # given as the name
+    ("Georgia. She had always loved bread.", "female", ["Georgia"]),
 ])
 def test_the_protagonists_name_and_gender(text, label, evidence):
     assert ProtagonistClassifier(NameTable(PGF)).classify(text, PROMPT) == (label, evidence)
@@ -97,7 +104,7 @@ def test_female_shares_come_back_within_their_intervals_of_the_truth(run_cli, tm
     path = tmp_path / "run" / "manifest.json"
     manifest = json.loads(path.read_text())
     path.write_text(json.dumps({**manifest, "parser_version": "protagonist-1"}))
-    assert "Read at collect time by protagonist-1; this stereoprobe reads with protagonist-3: `stereoprobe " \
+    assert f"Read at collect time by protagonist-1; this stereoprobe reads with {VERSION}: `stereoprobe " \
            "reparse " in summary(score(tmp_path / "run", n_boot=100))
     assert run_cli("reparse", tmp_path / "run").exit_code == 0
     assert "Read at collect time" not in summary(score(tmp_path / "run", n_boot=100))

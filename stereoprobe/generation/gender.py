@@ -24,8 +24,9 @@ driver named Joe": ``_linked``) is the person concerned; a name fewer than 95% o
 bearers share one gender in the table is unisex (``reading.UNISEX``).
 ``_introduced`` then marks as secondary the markers before a person concerned introduced after
 someone else ("The old man ... Nurse Akosua", "The plumber arrived") and drops a first-person
-narrator's third-person pronouns ("As a nurse, I"); a capitalised word after "in" is a place and a
-name given to an animal or a thing is not a person's (``_not_a_person``).
+narrator's third-person pronouns ("As a nurse, I"); a capitalised word after "in", the words of a
+place's name ("St. Louis", "Austin, Texas") and a name given to an animal or a thing are not a person's
+(``_not_a_person``).
 ``evidence`` lists the markers found, in order, as written. Capitalised words that are
 ordinary words (``names.common_words``: "Children", "Hope", "Sunday", "CEO") are not names.
 """
@@ -39,9 +40,9 @@ from typing import Iterable
 
 from stereoprobe.generation.classifier import NameTableClassifier
 from stereoprobe.generation.reading import RATIO, UNISEX, Marker, decide
-from stereoprobe.names import COMPASS, classify_pgf, is_title, title_gender
+from stereoprobe.names import COMPASS, classify_pgf, in_place_name, is_title, title_gender
 
-VERSION = "gender-5"  # 5: "the North", "North Street": places, not first names
+VERSION = "gender-6"  # 5: "the North", "North Street": places, not first names; 6: "St. Louis", "Austin, Texas"
 LABELS = ("male", "female", "neutral", "mixed")
 PRONOUNS = {"he": "male", "him": "male", "his": "male", "himself": "male",
             "she": "female", "her": "female", "hers": "female", "herself": "female"}
@@ -228,6 +229,7 @@ def _markers(text: str, skip: set[str], group: set[str]) -> list[Marker]:
 
     stop = spacy_stop_words()
     toks = _tokens(text)
+    words, gaps = [t.word for t in toks], [""] + [text[a.end:b.start] for a, b in zip(toks, toks[1:])]
     lower = {t.group(0).rstrip(".").lower() for t in _TOKEN.finditer(text) if t.group(0)[:1].islower()}
     out: list[Marker] = []
     after_name = False  # the word after a gendered title or a first name is a surname: not looked up
@@ -257,7 +259,7 @@ def _markers(text: str, skip: set[str], group: set[str]) -> list[Marker]:
             after_name, owned = bool(gender), None  # "Dr. Elena Park": the first name is looked up
             profession = profession or t.low in group
             continue
-        elif name_like and not after_name and not _not_a_person(toks, i):
+        elif name_like and not after_name and not _not_a_person(toks, i, words, gaps):
             named = i > 1 and toks[i - 1].low in ("named", "called") and bool(out) and out[-1].met
             out.append(Marker(t.word, None, first, "name", named, profession, _linked(text, toks, i, group),
                               surname=i > 0 and is_title(toks[i - 1].word) and not _name_follows(toks, i, lower)))
@@ -269,17 +271,19 @@ def _markers(text: str, skip: set[str], group: set[str]) -> list[Marker]:
     return _introduced(text, toks, out, starts, group)
 
 
-def _not_a_person(toks: list[_Token], i: int) -> bool:
+def _not_a_person(toks: list[_Token], i: int, words: list[str], gaps: list[str]) -> bool:
     """A place after ``PLACE`` ("in Alaska"; not "in Maria's kitchen"), a name given to a ``THINGS`` word
-    ("a hamster named Einstein"), a word after "the", a compass point or the word after one, not given as a
-    name ("the North", "North Broadway"; not "a girl named North")."""
+    ("a hamster named Einstein"), a word after "the", a compass point or the word after one, or a word of a place's
+    name (``names.in_place_name``: "St. Louis", "Oakville, Georgia", "Austin, Texas"), not given as a name ("the
+    North", "North Broadway"; not "a girl named North"). ``words``, ``gaps``: the tokens' words and the text
+    before each."""
     before = toks[i - 1].low if i else ""
     if before in PLACE:
         return not toks[i].owner
     if before in ("named", "called"):  # given as a name: a person's, unless a pet's or a thing's
         return i > 1 and toks[i - 2].low in THINGS
     # "the North", "the Bronx", "North Broadway": places and things
-    return before == "the" or toks[i].low in COMPASS or before in COMPASS
+    return before == "the" or toks[i].low in COMPASS or before in COMPASS or in_place_name(words, gaps, i)
 
 
 def _name_follows(toks: list[_Token], i: int, lower: set[str]) -> bool:

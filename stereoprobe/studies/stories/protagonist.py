@@ -19,8 +19,9 @@ most bearers have), trying the second word when the first is unknown. Here:
   case) is not a name, although the table lists many such words ("The Driver's Guide" is not
   a man's story, "Mark. Mark is an agent" is);
 - a capitalised word after "the" or "in" ("In the North, a boy called Tom", "in Georgia"), a
-  compass point and the word after one ("North Broadway") are places, not names, unless the story
-  gives them as the name; and a candidate where the story gives the name (the reply's opening,
+  compass point and the word after one ("North Broadway"), and the words of a place's name
+  (``names.in_place_name``: "St. Louis", "San Antonio", "Oakville, Georgia", "Austin, Texas";
+  protagonist-4) are places, not names, unless the story gives them as the name; and a candidate where the story gives the name (the reply's opening,
   after titles only, or after "called" or "named") comes before the others ("In Oakville, Georgia,
   a baker named Tom": Tom) (protagonist-3);
 - no candidate at all: ``none``.
@@ -37,7 +38,8 @@ from typing import Iterable
 
 from stereoprobe.generation.classifier import NameTableClassifier
 
-VERSION = "protagonist-3"  # 2: ordinary words away from the name's place are not names; 3: nor "the X" and compass points
+VERSION = "protagonist-4"  # 2: ordinary words away from the name's place are not names; 3: nor "the X" and compass
+#: points; 4: nor the words of a place's name ("St. Louis", "Austin, Texas")
 LABELS = ("female", "male", "unclassified", "unknown", "none")
 WINDOW = 30
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]+(?:['’-][A-Za-z]+)?\.?")
@@ -52,10 +54,12 @@ class ProtagonistClassifier(NameTableClassifier):
 
     def classify(self, text: str, prompt_words: Iterable[str] = ()) -> tuple[str, list[str]]:
         from stereoprobe.backends.nextword import spacy_stop_words
-        from stereoprobe.names import COMPASS, common_words, is_title, title_gender
+        from stereoprobe.names import COMPASS, common_words, in_place_name, is_title, title_gender
 
         stop = spacy_stop_words() | {w.lower() for w in prompt_words} | {"chapter", "once", "called", "named"}
-        words = _WORD.findall(text)[:WINDOW]
+        found = list(_WORD.finditer(text))[:WINDOW]
+        words = [m.group(0) for m in found]
+        gaps = [""] + [text[a.end():b.start()] for a, b in zip(found, found[1:])]
         candidates: list[tuple[str, str, bool]] = []  # (name, the gendered title before it or "", in the name's place)
         title = ""
         for i, token in enumerate(words):
@@ -64,10 +68,13 @@ class ProtagonistClassifier(NameTableClassifier):
                 title = word if title_gender(word) else title
                 continue
             if word[:1].isupper() and word.lower() not in stop:
-                # the reply's opening (after titles only: "Mrs. Henderson") or right after "called"/"named"
-                placed = all(is_title(w.rstrip(".")) for w in words[:i]) or words[i - 1].lower() in ("called", "named")
+                # right after "called"/"named", or the reply's opening (after titles only: "Mrs. Henderson") unless
+                # it opens with a place's name ("Austin, Texas was hot", "St. Louis was")
+                in_place = in_place_name(words, gaps, i)
+                placed = i > 0 and words[i - 1].lower() in ("called", "named") or not in_place and all(
+                    is_title(w.rstrip(".")) for w in words[:i])
                 before = words[i - 1].rstrip(".").lower() if i else ""
-                place = before in ("the", "in") or word.lower() in COMPASS or before in COMPASS  # "the North"
+                place = before in ("the", "in") or word.lower() in COMPASS or before in COMPASS or in_place  # "the North"
                 if placed or not place:
                     candidates.append((re.split(r"['’]", word)[0], title, placed))
             title = ""
