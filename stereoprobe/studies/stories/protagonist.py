@@ -21,8 +21,9 @@ most bearers have), trying the second word when the first is unknown. Here:
 - a capitalised word after "the" or "in" ("In the North, a boy called Tom", "in Georgia"), a
   compass point and the word after one ("North Broadway"), and the words of a place's name
   (``names.in_place_name``: "St. Louis", "San Antonio", "Oakville, Georgia", "Austin, Texas";
-  protagonist-4) are places, not names, unless the story gives them as the name; and a candidate where the story gives the name (the reply's opening,
-  after titles only, or after "called" or "named") comes before the others ("In Oakville, Georgia,
+  protagonist-4) are places, not names, unless the story gives them as the name; and a
+  candidate where the story gives the name (the reply's opening, after titles only and not a
+  place's name, or after "called" or "named") comes before the others ("In Oakville, Georgia,
   a baker named Tom": Tom) (protagonist-3);
 - no candidate at all: ``none``.
 
@@ -38,8 +39,9 @@ from typing import Iterable
 
 from stereoprobe.generation.classifier import NameTableClassifier
 
-VERSION = "protagonist-4"  # 2: ordinary words away from the name's place are not names; 3: nor "the X" and compass
-#: points; 4: nor the words of a place's name ("St. Louis", "Austin, Texas")
+# 2: ordinary words away from the name's place are not names; 3: nor "the X" and compass points; 4: nor the words
+# of a place's name ("St. Louis", "Austin, Texas")
+VERSION = "protagonist-4"
 LABELS = ("female", "male", "unclassified", "unknown", "none")
 WINDOW = 30
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]+(?:['’-][A-Za-z]+)?\.?")
