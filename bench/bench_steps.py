@@ -88,6 +88,18 @@ def find_calibrate(given: str | None) -> Path:
     sys.exit("calibrate.py not found: give --calibrate PATH (the shared tools' calibrate.py).")
 
 
+def floor_options(doc: str, run_help: str) -> argparse.Namespace:
+    """The floor benches' command line (report_floor.py, sentiment_floor.py): --run, --rounds, --calibrate."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--run", type=Path, required=True, help=run_help)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--calibrate", help="path of calibrate.py")
+    args = ap.parse_args()
+    if not args.run.is_dir():
+        ap.error(f"{args.run} is no run directory: give a full fill-in run (bench/study_runs.py makes one)")
+    return args
+
+
 def calibrate(path: Path) -> tuple[float, float]:
     """(the calibration's seconds: its best of three; the CPU seconds of one of its four runs,
     a warm-up and three, on average)."""

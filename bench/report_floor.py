@@ -22,7 +22,6 @@ rounds, and the load.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
@@ -31,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_steps import calibrate, find_calibrate, run_child  # noqa: E402
+from bench_steps import calibrate, find_calibrate, floor_options, run_child  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 _VARIANT = """
@@ -59,11 +58,7 @@ VARIANTS = {"report": None, "clouds laid out only": "laid", "no group clouds": "
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--run", type=Path, required=True, help="a full fill-in run, scored")
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--calibrate", help="path of calibrate.py")
-    args = ap.parse_args()
+    args = floor_options(__doc__, "a full fill-in run, scored")
     if not (args.run / "sentiment").is_dir():
         sys.exit(f"{args.run} holds no sentiment/: run `stereoprobe sentiment {args.run}` first.")
     cal_path = find_calibrate(args.calibrate)

@@ -13,7 +13,6 @@ seconds and cal (wall / that round's calibration), medians over the rounds, and 
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
@@ -22,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_steps import calibrate, find_calibrate, run_child  # noqa: E402
+from bench_steps import calibrate, find_calibrate, floor_options, run_child  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 STEPS = {
@@ -33,11 +32,7 @@ STEPS = {
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--run", type=Path, required=True, help="a full fill-in run")
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--calibrate", help="path of calibrate.py")
-    args = ap.parse_args()
+    args = floor_options(__doc__, "a full fill-in run")
     cal_path = find_calibrate(args.calibrate)
     walls: dict[str, list[float]] = {name: [] for name in [*STEPS, "stereoprobe sentiment"]}
     cals: list[float] = []
